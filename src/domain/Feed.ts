@@ -1,0 +1,193 @@
+/**
+ * Feeds of the six feed-connector modules. Each module's `webhook_options` holds exactly the
+ * options of the contract's table that apply to it; an input with any other key is refused (400
+ * naming the option) because the feeds group decodes with `onExcessProperty: "error"`.
+ */
+import { Schema } from "effect"
+import type { FeedModuleName } from "./Platform.ts"
+import { Snowflake } from "./Ids.ts"
+
+const nullable = <S extends Schema.Top>(s: S) => Schema.NullOr(s)
+const maxLen = (n: number) => Schema.String.check(Schema.isMaxLength(n))
+
+export const FilterMode = Schema.Literals(["AND", "OR"])
+export const Nsfw = Schema.Literals(["censor", "skip", "only"])
+const Words = Schema.Array(Schema.String.check(Schema.isBetweenLength(1, 100))).check(Schema.isBetweenLength(1, 50))
+
+export const EVENT_TYPES = { photo: ["post"], streaming: ["live", "offline"], video: ["added", "updated"] } as const
+
+/** Every option: its schema and its default. */
+const option = {
+  filter_mode: { schema: FilterMode, default: "OR" as const },
+  nsfw: { schema: nullable(Nsfw), default: null },
+  filter_words: { schema: nullable(Words), default: null },
+  filter_excl: { schema: Schema.Boolean, default: false },
+  filter_flair: { schema: nullable(Words), default: null },
+  filter_game: { schema: nullable(Words), default: null },
+  custom_header: { schema: nullable(maxLen(1024)), default: null },
+  "webhook-name": { schema: nullable(maxLen(32)), default: null },
+  "no-username-overwrite": { schema: Schema.Boolean, default: false },
+  "no-avatar-overwrite": { schema: Schema.Boolean, default: false }
+}
+const events = <const L extends ReadonlyArray<string>>(values: L) => ({
+  schema: nullable(Schema.Array(Schema.Literals(values)).check(Schema.isBetweenLength(1, values.length))),
+  default: null
+})
+
+const common = {
+  custom_header: option.custom_header,
+  "webhook-name": option["webhook-name"],
+  "no-username-overwrite": option["no-username-overwrite"],
+  "no-avatar-overwrite": option["no-avatar-overwrite"]
+}
+const wordFilters = {
+  filter_mode: option.filter_mode,
+  nsfw: option.nsfw,
+  filter_words: option.filter_words,
+  filter_excl: option.filter_excl
+}
+
+/** The contract's table, per module. */
+export const MODULE_OPTIONS = {
+  photo: { ...wordFilters, filter_event: events(EVENT_TYPES.photo), ...common },
+  forum: { ...wordFilters, filter_flair: option.filter_flair, ...common },
+  rss: { ...wordFilters, ...common },
+  streaming: { filter_event: events(EVENT_TYPES.streaming), filter_game: option.filter_game, ...common },
+  microblog: { ...wordFilters, ...common },
+  video: { ...wordFilters, filter_event: events(EVENT_TYPES.video), ...common }
+} as const satisfies Record<FeedModuleName, Record<string, { schema: Schema.Top; default: unknown }>>
+
+type Spec = typeof MODULE_OPTIONS
+type InputFields<M extends FeedModuleName> = {
+  readonly [K in keyof Spec[M]]: Schema.optionalKey<Spec[M][K] extends { schema: infer S extends Schema.Top } ? S : never>
+}
+type OutputFields<M extends FeedModuleName> = {
+  readonly [K in keyof Spec[M]]: Spec[M][K] extends { schema: infer S extends Schema.Top } ? S : never
+}
+
+const inputOptions = <M extends FeedModuleName>(m: M) =>
+  Schema.Struct(
+    Object.fromEntries(Object.entries(MODULE_OPTIONS[m]).map(([k, v]) => [k, Schema.optionalKey(v.schema)])) as InputFields<M>
+  ).annotate({ identifier: `${m}_webhook_options_input` })
+const outputOptions = <M extends FeedModuleName>(m: M) =>
+  Schema.Struct(
+    Object.fromEntries(Object.entries(MODULE_OPTIONS[m]).map(([k, v]) => [k, v.schema])) as OutputFields<M>
+  ).annotate({ identifier: `${m}_webhook_options` })
+
+/** An options object with every omitted option at its default. */
+export const withDefaults = (m: FeedModuleName, input: Record<string, unknown> | undefined): Record<string, unknown> =>
+  Object.fromEntries(
+    Object.entries(MODULE_OPTIONS[m]).map(([k, v]) => [k, input !== undefined && k in input ? input[k] : v.default])
+  )
+
+export const WebhookInfo = Schema.Struct({
+  name: Schema.String,
+  avatar: Schema.NullOr(Schema.String),
+  channel_id: Schema.String
+}).annotate({ identifier: "WebhookInfo" })
+export type WebhookInfo = typeof WebhookInfo.Type
+
+export const DisplayInfo = Schema.Struct({
+  user_name: Schema.String,
+  display_name: Schema.String,
+  user_url: Schema.String
+}).annotate({ identifier: "DisplayInfo" })
+export const StreamingDisplayInfo = Schema.Struct({
+  ...DisplayInfo.fields,
+  game_names: Schema.NullOr(Schema.Array(Schema.String))
+}).annotate({ identifier: "StreamingDisplayInfo" })
+export type DisplayInfo = typeof DisplayInfo.Type & { readonly game_names?: ReadonlyArray<string> | null }
+
+const feedSchema = <M extends FeedModuleName, D extends Schema.Top | undefined>(m: M, display: D) =>
+  Schema.Struct({
+    id: Schema.String,
+    feed_identifier: Schema.String,
+    webhook_options: outputOptions(m),
+    ...(display === undefined ? {} : { display_info: display as Exclude<D, undefined> }),
+    webhook_info: WebhookInfo
+  } as {
+    id: Schema.String
+    feed_identifier: Schema.String
+    webhook_options: ReturnType<typeof outputOptions<M>>
+    webhook_info: typeof WebhookInfo
+  } & (D extends Schema.Top ? { display_info: D } : {})).annotate({ identifier: `${m}_feed` })
+
+const createSchema = <M extends FeedModuleName>(m: M) =>
+  Schema.Struct({
+    feed_identifier: Schema.String.check(Schema.isBetweenLength(1, 2048)),
+    webhook_channel: Schema.optionalKey(Snowflake),
+    webhook_url: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(2048))),
+    webhook_options: Schema.optionalKey(inputOptions(m))
+  }).check(
+    Schema.makeFilter((body) =>
+      body.webhook_channel === undefined && body.webhook_url === undefined
+        ? { path: ["webhook_channel"], issue: "one of webhook_channel and webhook_url is required" }
+        : undefined
+    )
+  ).annotate({ identifier: `${m}_feed_create` })
+
+/**
+ * PATCH body: only `webhook_options`. `feed_identifier`, `webhook_channel` and `webhook_url` are
+ * named so that the refusal says they cannot change (decisions.md: 400).
+ */
+const immutable = Schema.optionalKey(
+  Schema.Unknown.check(Schema.makeFilter(() => "cannot be changed after creation"))
+)
+const updateSchema = <M extends FeedModuleName>(m: M) =>
+  Schema.Struct({
+    webhook_options: inputOptions(m),
+    feed_identifier: immutable,
+    webhook_channel: immutable,
+    webhook_url: immutable
+  }).annotate({ identifier: `${m}_feed_update` })
+
+const module = <M extends FeedModuleName, D extends Schema.Top | undefined>(m: M, display: D) => {
+  const feed = feedSchema(m, display)
+  return {
+    name: m,
+    feed,
+    feeds: Schema.Struct({ feeds: Schema.Array(feed) }),
+    create: createSchema(m),
+    update: updateSchema(m)
+  }
+}
+
+export const FeedModules = {
+  photo: module("photo", DisplayInfo),
+  forum: module("forum", undefined),
+  rss: module("rss", undefined),
+  streaming: module("streaming", StreamingDisplayInfo),
+  microblog: module("microblog", DisplayInfo),
+  video: module("video", DisplayInfo)
+}
+
+export type FeedCreate = {
+  readonly feed_identifier: string
+  readonly webhook_channel?: string
+  readonly webhook_url?: string
+  readonly webhook_options?: Record<string, unknown>
+}
+
+/** A feed as the wire shows it (the per-module schemas narrow webhook_options and display_info). */
+export interface Feed {
+  readonly id: string
+  readonly feed_identifier: string
+  readonly webhook_options: Record<string, unknown>
+  readonly display_info?: DisplayInfo
+  readonly webhook_info: WebhookInfo
+}
+
+export const UserLookup = Schema.Struct({
+  userId: Schema.String,
+  userName: Schema.String,
+  displayName: Schema.String
+}).annotate({ identifier: "UserLookup" })
+export type UserLookup = typeof UserLookup.Type
+
+export const GameLookup = Schema.Struct({ gameId: Schema.String, gameName: Schema.String }).annotate({
+  identifier: "GameLookup"
+})
+export type GameLookup = typeof GameLookup.Type
+
+export const LOOKUP_MODULES = ["photo", "streaming", "microblog", "video"] as const
+export type LookupModule = typeof LOOKUP_MODULES[number]
