@@ -1,0 +1,51 @@
+/** HttpApi middleware services of the contract (no server code here: the client imports this file). */
+import { Context } from "effect"
+import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
+import { BadRequest, ServiceUnavailable, TooManyRequests, Unauthorized } from "../domain/Errors.ts"
+import type { UserId } from "../domain/Ids.ts"
+
+/** The signed-in user, as the Authorization middleware resolved the access token. */
+export interface Principal {
+  readonly userId: UserId
+  /** The sign-in (token family) the access token belongs to. */
+  readonly familyId: string
+  readonly accessExpiresAt: Date
+}
+export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()("gateway/CurrentPrincipal") {}
+
+const bearerDoc = HttpApiSecurity.bearer.pipe(
+  HttpApiSecurity.annotate(
+    OpenApi.Description,
+    "`Authorization: Bearer <access_token>` or `Authorization: <access_token>` (the bare form is accepted too)."
+  )
+)
+const accessTokenDoc = HttpApiSecurity.apiKey({ key: "X-Access-Token", in: "header" }).pipe(
+  HttpApiSecurity.annotate(
+    OpenApi.Description,
+    "`X-Access-Token: <access_token>` or `X-Access-Token: Bearer <access_token>`."
+  )
+)
+
+/**
+ * Every `/api` request: resolves the access token (four equivalent header forms, parsed in
+ * http/Security.ts), counts the request against the user's rate limit, provides the principal.
+ */
+export class Authorization extends HttpApiMiddleware.Service<Authorization, { provides: CurrentPrincipal }>()(
+  "gateway/Authorization",
+  {
+    error: [Unauthorized.wire, TooManyRequests.wire, ServiceUnavailable.wire],
+    security: { bearer: bearerDoc, accessToken: accessTokenDoc },
+    requiredForClient: true
+  }
+) {}
+
+/** Turns request decoding failures into a 400 envelope with one element and path per problem. */
+export class SchemaErrors extends HttpApiMiddleware.Service<SchemaErrors>()("gateway/SchemaErrors", {
+  error: BadRequest.wire
+}) {}
+
+/** Counts `/auth` requests per client address (decisions.md: 120 per hour). */
+export class AuthRateLimit extends HttpApiMiddleware.Service<AuthRateLimit>()("gateway/AuthRateLimit", {
+  error: [TooManyRequests.wire, ServiceUnavailable.wire]
+}) {}
+

@@ -1,0 +1,35 @@
+/**
+ * The audit log: entries written by the forms and feeds services inside their own transactions
+ * (the SQL layer uses the ambient SqlClient, so an append joins the caller's `sql.withTransaction`),
+ * and the filtered, paginated read of the logs route.
+ */
+import { Context } from "effect"
+import type { Effect } from "effect"
+import type { AuditLogPage, AuditLogQuery, EventType } from "../domain/AuditLog.ts"
+import type { BadRequest, ServiceUnavailable } from "../domain/Errors.ts"
+
+/** Who acted, as they were at the time (entries keep the name and avatar of that moment). */
+export interface Actor {
+  readonly userId: string
+  readonly userName: string
+  readonly avatar: string | null
+}
+
+export interface AuditEntryInput {
+  readonly botId: string
+  readonly serverId: string
+  readonly actor: Actor
+  readonly module: string
+  readonly itemIdentifier: number | null
+  readonly eventType: EventType
+  readonly eventString: string
+}
+
+export class AuditLog extends Context.Service<AuditLog, {
+  readonly append: (entry: AuditEntryInput) => Effect.Effect<void, ServiceUnavailable>
+  /** Parses and checks the query (400 naming the parameter), then reads one page, newest first. */
+  readonly query: (
+    scope: { readonly botId: string; readonly serverId: string },
+    query: AuditLogQuery
+  ) => Effect.Effect<AuditLogPage, BadRequest | ServiceUnavailable>
+}>()("gateway/AuditLog") {}
