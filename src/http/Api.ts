@@ -98,14 +98,14 @@ export class AuthGroup extends HttpApiGroup.make("auth")
 
 export class GeneralGroup extends HttpApiGroup.make("general")
   .add(
-    HttpApiEndpoint.get("user", "/user", { success: User, error: [...upstream] })
+    HttpApiEndpoint.get("user", "/user", { success: User, error: moduleErrors })
       .annotate(OpenApi.Summary, "The signed-in user"),
     HttpApiEndpoint.get("bots", "/bots", { success: BotsResponse, error: [...upstream] })
       .annotate(OpenApi.Summary, "The available bots"),
     HttpApiEndpoint.get("servers", "/bots/:appClientId/servers", {
       params: { appClientId: BotId },
       success: ServersResponse,
-      error: [NotFound.wire, ...upstream]
+      error: moduleErrors
     }).annotate(OpenApi.Summary, "The servers of a bot that the user may manage"),
     HttpApiEndpoint.get("server", "/bots/:appClientId/servers/:serverId", {
       params: serverParams,

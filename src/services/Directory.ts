@@ -10,7 +10,7 @@ import type { Principal } from "../http/Middleware.ts"
 import type { Actor } from "./AuditLog.ts"
 import type { PlatformChannel, PlatformRole } from "./ChatPlatform.ts"
 
-export type DirectoryError = Unauthorized | RequestTimeout | ServiceUnavailable
+export type DirectoryError = Unauthorized | NotFound | Forbidden | RequestTimeout | ServiceUnavailable
 
 /** What a module route may use once access is granted. */
 export interface ServerAccess {

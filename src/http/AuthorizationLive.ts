@@ -1,0 +1,50 @@
+/** The Authorization middleware: token → principal → the user's `/api` rate limit. */
+import { Effect, Exit, Layer } from "effect"
+import { HttpServerRequest } from "effect/http"
+import { RateLimiter } from "effect/persistence"
+import { ServiceUnavailable, Unauthorized } from "../domain/Errors.ts"
+import type { TooManyRequests } from "../domain/Errors.ts"
+import { AppConfig } from "../layers/AppConfig.ts"
+import { TokenStore } from "../services/TokenStore.ts"
+import { Authorization, CurrentPrincipal } from "./Middleware.ts"
+import type { Principal } from "./Middleware.ts"
+import { countRequest } from "./RateLimit.ts"
+import { accessTokenFrom } from "./Security.ts"
+
+type Resolution = Exit.Exit<Principal, Unauthorized | TooManyRequests | ServiceUnavailable>
+
+export const AuthorizationLive = Layer.effect(
+  Authorization,
+  Effect.gen(function*() {
+    const store = yield* TokenStore
+    const limiter = yield* RateLimiter.RateLimiter
+    const config = yield* AppConfig
+    const policy = { name: "api", limit: config.rateLimitApiPerMinute, windowSeconds: 60 } as const
+    // Both declared schemes run this; the first run's outcome is reused by the second.
+    const memo = new WeakMap<object, Resolution>()
+
+    const resolve = Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const cached = memo.get(request)
+      if (cached !== undefined) return yield* cached
+      const exit = yield* Effect.exit(Effect.gen(function*() {
+        const token = accessTokenFrom(request.headers)
+        if (token === undefined) {
+          return yield* Unauthorized.of("An access token is required (Authorization or X-Access-Token header).")
+        }
+        const principal = yield* store.resolveAccess(token).pipe(
+          Effect.catchDefect(() => Effect.fail(ServiceUnavailable.of("Token storage is unreachable; retry later.", 5)))
+        )
+        if (principal === undefined) return yield* Unauthorized.of()
+        yield* countRequest(limiter, policy, principal.userId)
+        return principal
+      }))
+      memo.set(request, exit)
+      return yield* exit
+    })
+
+    const run = <A, E, R>(httpEffect: Effect.Effect<A, E, R>) =>
+      Effect.flatMap(resolve, (principal) => Effect.provideService(httpEffect, CurrentPrincipal, principal))
+    return Authorization.of({ bearer: (httpEffect) => run(httpEffect), accessToken: (httpEffect) => run(httpEffect) })
+  })
+)

@@ -1,0 +1,174 @@
+/**
+ * The one place errors become the envelope of decisions.md:
+ * - `SchemaErrorsLive`: request decoding failures → 400, one element and path per problem;
+ * - `GlobalMiddleware`: request id, access log, maintenance, User-Agent, media type and body size
+ *   checks, unknown routes (404), time-outs (408), defects (500 without internals), and any non-JSON
+ *   error answer of the framework re-dressed as the envelope.
+ */
+import { Cause, Effect, Option, Result, SchemaIssue } from "effect"
+import type { Types } from "effect"
+import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiMiddleware } from "effect/http-api"
+import type { HttpApiError } from "effect/http-api"
+import { randomUUID } from "node:crypto"
+import { BadRequest, reasonPhrase } from "../domain/Errors.ts"
+import type { Problem } from "../domain/Errors.ts"
+import { SchemaErrors } from "./Middleware.ts"
+
+const MAX_BODY_BYTES = 1024 * 1024
+
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** `["steps", 2, "char_limit"]` → `steps[2].char_limit`. */
+export const formatPath = (path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>): string =>
+  path.reduce<string>((acc, seg) => {
+    const key = typeof seg === "object" && seg !== null ? seg.key : seg
+    if (typeof key === "number") return `${acc}[${key}]`
+    return acc === "" ? String(key) : `${acc}.${String(key)}`
+  }, "")
+
+const slotName: Record<string, string> = {
+  Params: "path parameter",
+  Query: "query parameter",
+  Headers: "header",
+  Payload: "body"
+}
+
+export const schemaErrorProblems = (error: HttpApiError.HttpApiSchemaError): Array<Problem> => {
+  const issues = formatIssues(error.cause.issue).issues
+  const where = slotName[error.kind] ?? "request"
+  if (issues.length === 0) return [{ message: `The ${where} is invalid.` }]
+  return issues.map((issue) => {
+    const path = formatPath(issue.path ?? [])
+    const message = issue.message === "Missing key" ? "is required" : issue.message
+    return path === ""
+      ? { message: `The ${where} is invalid: ${message}` }
+      : { message: `${path}: ${message}`, additionalProperties: { path, in: error.kind.toLowerCase() } }
+  })
+}
+
+export const SchemaErrorsLive = HttpApiMiddleware.layerSchemaErrorTransform(SchemaErrors, (error) =>
+  error.kind === "Body" || error.kind === "ResponseHeaders"
+    ? Effect.die(error) // our own answer failed to encode: a bug, logged and answered 500
+    : Effect.fail(BadRequest.many(schemaErrorProblems(error))))
+
+export const envelope = (status: number, message: string, additionalProperties?: Record<string, unknown>) =>
+  HttpServerResponse.jsonUnsafe(
+    {
+      errors: [
+        additionalProperties === undefined
+          ? { code: reasonPhrase[status] ?? "Error", message }
+          : { code: reasonPhrase[status] ?? "Error", message, additionalProperties }
+      ]
+    },
+    { status }
+  )
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
+export interface GlobalOptions {
+  readonly maintenance: boolean
+  readonly requestTimeoutMs: number
+  readonly accessLog: boolean
+}
+
+const defaultMessage: Record<number, string> = {
+  400: "The request is invalid.",
+  404: "No such route. Check the method and the path.",
+  405: "No such route. Check the method and the path.",
+  413: "The body is larger than 1 MiB.",
+  415: "The body must be JSON: send Content-Type: application/json."
+}
+
+const isJson = (res: HttpServerResponse.HttpServerResponse) =>
+  (res.headers["content-type"] ?? "").startsWith("application/json")
+
+const gatewayPath = (url: string) => url.startsWith("/api/") || url.startsWith("/auth/")
+
+/** The global router middleware; applies to every route, including unknown ones. */
+export const GlobalMiddleware = (options: GlobalOptions) =>
+  HttpRouter.middleware((app) =>
+    Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const started = performance.now()
+      const incoming = request.headers["x-request-id"]
+      const requestId = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : randomUUID()
+      const url = request.url
+      const method = request.method
+
+      const guard = (): HttpServerResponse.HttpServerResponse | undefined => {
+        if (!gatewayPath(url)) return undefined
+        if (options.maintenance) {
+          return envelope(503, "The gateway is in maintenance; retry later.", { retry_after: 60 })
+        }
+        if (!request.headers["user-agent"]) {
+          return envelope(400, "Every request must carry a User-Agent header that identifies the client.", {
+            path: "User-Agent",
+            in: "headers"
+          })
+        }
+        if (method === "POST" || method === "PATCH" || method === "PUT") {
+          const length = Number(request.headers["content-length"] ?? "0")
+          if (length > MAX_BODY_BYTES) return envelope(413, defaultMessage[413]!)
+          const type = request.headers["content-type"]
+          const hasBody = length > 0 || request.headers["transfer-encoding"] !== undefined
+          if (hasBody && !(type ?? "").toLowerCase().split(";")[0]!.trim().endsWith("json")) {
+            return envelope(415, defaultMessage[415]!)
+          }
+        }
+        return undefined
+      }
+
+      const guarded = guard()
+      let response: HttpServerResponse.HttpServerResponse = guarded ?? (yield* app.pipe(
+        Effect.provideService(HttpServerRequest.HttpServerRequest, request),
+        Effect.timeoutOrElse({
+          duration: options.requestTimeoutMs,
+          orElse: () => Effect.succeed(envelope(408, "The request took too long; retry."))
+        }),
+        Effect.catchCause((cause) => Effect.succeed(fromCause(cause, requestId)))
+      ))
+
+      if (response.status >= 400 && !isJson(response)) {
+        response = envelope(response.status, defaultMessage[response.status] ?? reasonPhrase[response.status] ?? "Error")
+      }
+      if (response.status === 401) {
+        response = HttpServerResponse.setHeader(response, "www-authenticate", 'Bearer error="invalid_token"')
+      }
+      if (url.startsWith("/auth/idp/token")) {
+        response = HttpServerResponse.setHeaders(response, { "cache-control": "no-store", pragma: "no-cache" })
+      }
+      response = HttpServerResponse.setHeader(response, "x-request-id", requestId)
+      if (options.accessLog) {
+        const status = response.status
+        yield* Effect.logInfo("request").pipe(
+          Effect.annotateLogs({
+            method,
+            path: url.split("?")[0]!,
+            status,
+            duration_ms: Math.round((performance.now() - started) * 10) / 10,
+            request_id: requestId
+          })
+        )
+      }
+      return response
+    }) as Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>,
+  { global: true })
+
+const fromCause = (cause: Cause.Cause<unknown>, requestId: string): HttpServerResponse.HttpServerResponse => {
+  const found = Cause.findDefect(cause)
+  const failure = Option.getOrUndefined(Cause.findErrorOption(cause)) ?? (Result.isSuccess(found) ? found.success : undefined)
+  if (HttpServerError.isHttpServerError(failure)) {
+    const reason = failure.reason
+    if (reason._tag === "RouteNotFound") return envelope(404, defaultMessage[404]!)
+    if (reason._tag === "RequestParseError") {
+      return reason.reason === "BodyTooLarge"
+        ? envelope(413, defaultMessage[413]!)
+        : envelope(400, "The body could not be read.")
+    }
+  }
+  // Anything else is a bug or an unexpected outage: log the details, answer without internals.
+  Effect.runFork(Effect.logError("unhandled failure", cause).pipe(Effect.annotateLogs({ request_id: requestId })))
+  return envelope(500, `Internal error; the log has the details (request id ${requestId}).`, { request_id: requestId })
+}
+

@@ -1,0 +1,150 @@
+/** Directory on the chat platform: the permission rules of decisions.md. */
+import { Effect, Layer } from "effect"
+import type { Redacted } from "effect"
+import { Forbidden, NotFound } from "../domain/Errors.ts"
+import type { Channel, Module, ModuleName } from "../domain/Platform.ts"
+import type { Principal } from "../http/Middleware.ts"
+import { AppConfig } from "../layers/AppConfig.ts"
+import { Bots } from "./Bots.ts"
+import type { BotRecord } from "./Bots.ts"
+import { ChatPlatform, Permission, PlatformRejected, rejectedToApiError } from "./ChatPlatform.ts"
+import type { PlatformChannel, PlatformError } from "./ChatPlatform.ts"
+import { Directory } from "./Directory.ts"
+import type { Need } from "./Directory.ts"
+import { has, MODULES } from "./Modules.ts"
+import { PlatformSession } from "./PlatformSession.ts"
+
+const CHANNEL_TYPES: Record<number, Channel["type"]> = { 0: "GuildText", 5: "GuildNews", 2: "GuildVoice" }
+const ALL = (1n << 53n) - 1n
+
+export const toChannels = (channels: ReadonlyArray<PlatformChannel>): Array<Channel> =>
+  channels.flatMap((c) => {
+    const type = CHANNEL_TYPES[c.type]
+    return type === undefined ? [] : [{ id: c.id, name: c.name, type }]
+  })
+
+export const colorHex = (color: number) => `#${color.toString(16).padStart(6, "0").toLowerCase()}`
+
+const platform = <A>(what: string) => (effect: Effect.Effect<A, PlatformError>) =>
+  Effect.catchTag(effect, "PlatformRejected", (e: PlatformRejected) => Effect.fail(rejectedToApiError(e, what)))
+
+export const DirectoryLive = Layer.effect(
+  Directory,
+  Effect.gen(function*() {
+    const chat = yield* ChatPlatform
+    const bots = yield* Bots
+    const session = yield* PlatformSession
+    const config = yield* AppConfig
+
+    const bot = (botId: string) =>
+      Effect.flatMap(bots.get(botId), (b) =>
+        b === undefined ? Effect.fail(NotFound.of(`There is no bot ${botId}; GET /api/v1/bots lists them.`)) : Effect.succeed(b))
+
+    const userGuilds = (token: Redacted.Redacted<string>) => chat.getCurrentUserGuilds(token).pipe(platform("your servers"))
+
+    /** The user's permissions in a server the bot is in; 404/403 as decisions.md says. */
+    const membership = (principal: Principal, b: BotRecord, serverId: string) =>
+      Effect.gen(function*() {
+        const [botGuilds, token] = yield* Effect.all([
+          chat.getBotGuilds(b.token).pipe(platform("the bot's servers")),
+          session.userToken(principal)
+        ], { concurrency: 2 })
+        if (!botGuilds.some((g) => g.id === serverId)) {
+          return yield* NotFound.of(`Server ${serverId} does not exist or bot ${b.id} is not in it.`)
+        }
+        const guilds = yield* userGuilds(token)
+        const guild = guilds.find((g) => g.id === serverId)
+        if (guild === undefined) return yield* Forbidden.of(`You are not a member of server ${serverId}.`)
+        const perms = guild.owner ? ALL : BigInt(guild.permissions)
+        if (!has(perms, Permission.MANAGE_GUILD)) {
+          return yield* Forbidden.of(`You may not manage server ${serverId}: it needs MANAGE_GUILD, ADMINISTRATOR or ownership.`)
+        }
+        return perms
+      })
+
+    const access = Effect.fn("Directory.access")(function*(principal: Principal, botId: string, serverId: string, need: Need) {
+      const b = yield* bot(botId)
+      const perms = yield* membership(principal, b, serverId)
+      if (need === "logs" && !has(perms, Permission.VIEW_AUDIT_LOG)) {
+        return yield* Forbidden.of("The audit log needs the VIEW_AUDIT_LOG permission on this server.")
+      }
+      if (need !== "logs" && need !== "server") {
+        const info = MODULES.find((m) => m.name === need)!
+        if (!has(perms, info.needs)) {
+          return yield* Forbidden.of(`The ${need} module is not available to you: it needs ${need === "forms" ? "MANAGE_GUILD" : "MANAGE_GUILD and MANAGE_WEBHOOKS"}.`)
+        }
+      }
+      const [channels, roles, me] = yield* Effect.all([
+        chat.getGuildChannels(b.token, serverId).pipe(platform("the server's channels")),
+        chat.getGuildRoles(b.token, serverId).pipe(platform("the server's roles")),
+        Effect.flatMap(session.userToken(principal), (t) => chat.getCurrentUser(t).pipe(platform("your user")))
+      ], { concurrency: 3 })
+      return {
+        botId: b.id,
+        botToken: b.token,
+        serverId,
+        channels,
+        roles,
+        actor: { userId: me.id, userName: me.global_name ?? me.username, avatar: me.avatar },
+        perms
+      }
+    })
+
+    const moduleList = (perms: bigint): Array<Module> =>
+      MODULES.map((m) => ({
+        name: m.name as ModuleName,
+        full_name: m.full_name,
+        short_description: m.short_description,
+        available: has(perms, m.needs),
+        image: `${config.publicUrl}/assets/modules/${m.name}.svg`
+      }))
+
+    return Directory.of({
+      user: (principal) =>
+        Effect.flatMap(session.userToken(principal), (t) => chat.getCurrentUser(t).pipe(platform("your user"))).pipe(
+          Effect.map((u) => ({
+            username: u.username,
+            discriminator: u.discriminator,
+            id: u.id,
+            avatar: u.avatar,
+            locale: u.locale ?? "en-US"
+          }))
+        ),
+      bots: Effect.map(bots.list, (list) => list.map((b) => ({ id: b.id, name: b.name, icon: b.icon }))),
+      servers: (principal, botId) =>
+        Effect.gen(function*() {
+          const b = yield* bot(botId)
+          const [botGuilds, token] = yield* Effect.all([
+            chat.getBotGuilds(b.token).pipe(platform("the bot's servers")),
+            session.userToken(principal)
+          ], { concurrency: 2 })
+          const guilds = yield* userGuilds(token)
+          const withBot = new Set(botGuilds.map((g) => g.id))
+          return guilds
+            .filter((g) => withBot.has(g.id) && (g.owner || has(BigInt(g.permissions), Permission.MANAGE_GUILD)))
+            .map((g) => ({ id: g.id, name: g.name, icon: g.icon }))
+        }),
+      server: (principal, botId, serverId) =>
+        Effect.gen(function*() {
+          const a = yield* access(principal, botId, serverId, "server")
+          const guild = yield* chat.getGuild(a.botToken, serverId).pipe(platform("the server"))
+          return {
+            id: guild.id,
+            name: guild.name,
+            icon: guild.icon,
+            channels: toChannels(a.channels),
+            roles: [...a.roles]
+              .sort((x, y) => y.position - x.position)
+              .map((r) => ({ id: r.id, name: r.name, color_hex: colorHex(r.color) }))
+          }
+        }),
+      modules: (principal, botId, serverId) =>
+        Effect.gen(function*() {
+          const b = yield* bot(botId)
+          const perms = yield* membership(principal, b, serverId)
+          return moduleList(perms)
+        }),
+      access: (principal, botId, serverId, need) => access(principal, botId, serverId, need)
+    })
+  })
+)

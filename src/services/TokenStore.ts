@@ -1,0 +1,155 @@
+/**
+ * Gateway tokens (decisions.md "Sign-in and tokens"): opaque, 256 random bits, base64url, with a
+ * kind prefix (`bmg_at_`, `bmg_rt_`, `bmg_tt_`); only their SHA-256 is stored. Tokens belong to a
+ * family (one per sign-in). Every check and rotation is a single atomic statement. Time comes from
+ * Effect's Clock (TestClock in tests). Layers: `TokenStore.layerSql` (services/TokenStoreSql.ts),
+ * and the in-memory one in test/layers/TokenStoreMemory.ts.
+ */
+import { Clock, Context, Effect } from "effect"
+import { createHash, randomBytes } from "node:crypto"
+import type { ServiceUnavailable } from "../domain/Errors.ts"
+import type { Principal } from "../http/Middleware.ts"
+
+export type TokenKind = "temporary" | "access" | "refresh"
+
+const prefixes: Record<TokenKind, string> = { temporary: "bmg_tt_", access: "bmg_at_", refresh: "bmg_rt_" }
+
+/** A new token of a kind: prefix + 43 base64url characters of 32 random bytes. */
+export const newToken = (kind: TokenKind): string => prefixes[kind] + randomBytes(32).toString("base64url")
+
+/** ≥ 128 random bits for sign-in states and their cookies (here 256). */
+export const newSecret = (): string => randomBytes(32).toString("base64url")
+
+/** How every secret is stored and looked up. */
+export const sha256Hex = (value: string): string => createHash("sha256").update(value, "utf8").digest("hex")
+
+/** The store's notion of now (Clock, so TestClock drives expiry in tests). */
+export const now: Effect.Effect<Date> = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+/** A token to store: the plaintext is hashed by the store and never kept. */
+export interface NewToken {
+  readonly token: string
+  readonly issuedAt: Date
+  readonly expiresAt: Date
+}
+
+/** The platform's OAuth tokens of a family, as ciphertexts (aad `family:<id>:platform_access|refresh`). */
+export interface PlatformTokensEnc {
+  readonly accessEnc: string
+  readonly refreshEnc: string
+  readonly expiresAt: Date
+}
+
+export interface SignInStateInput {
+  readonly state: string
+  readonly cookie: string
+  readonly redirectUri: string
+  readonly clientState: string | undefined
+  readonly clientCodeChallenge: string | undefined
+  /** aad `sign_in_state:<sha256(state)>:platform_verifier`. */
+  readonly platformVerifierEnc: string
+  readonly expiresAt: Date
+}
+
+export interface SignInState {
+  readonly stateHash: string
+  readonly redirectUri: string
+  readonly clientState: string | undefined
+  readonly clientCodeChallenge: string | undefined
+  readonly platformVerifierEnc: string
+}
+
+/** Why a sign-in state was refused (all of them are a 400, and the platform is not called). */
+export type SignInStateRefusal = "unknown" | "used" | "expired" | "cookie"
+
+export type ConsumeStateResult =
+  | { readonly _tag: "Consumed"; readonly state: SignInState }
+  | { readonly _tag: "Refused"; readonly reason: SignInStateRefusal }
+
+export interface PlatformUserRow {
+  readonly id: string
+  readonly username: string
+  readonly discriminator: string
+  readonly globalName: string | null
+  readonly avatar: string | null
+  readonly locale: string
+}
+
+export type ConsumeTemporaryResult =
+  | { readonly _tag: "Consumed"; readonly familyId: string; readonly codeChallenge: string | undefined }
+  /** Second use: the caller revokes the family. */
+  | { readonly _tag: "Replayed"; readonly familyId: string }
+  | { readonly _tag: "Invalid" }
+
+export type RotateResult =
+  | { readonly _tag: "Rotated"; readonly familyId: string }
+  /** The refresh token was already rotated: the store has revoked the family. */
+  | { readonly _tag: "Reused"; readonly familyId: string }
+  | { readonly _tag: "Invalid" }
+
+export interface TokenInfo {
+  readonly issuedAt: Date
+  readonly expiresAt: Date
+  readonly expired: boolean
+}
+
+/** A family that was just revoked, with its platform tokens (for a best-effort revoke there). */
+export interface RevokedFamily {
+  readonly familyId: string
+  readonly platform: PlatformTokensEnc | undefined
+}
+
+export class TokenStore extends Context.Service<TokenStore, {
+  /** The principal of a live access token; `undefined` when unknown, expired or revoked. */
+  readonly resolveAccess: (token: string) => Effect.Effect<Principal | undefined, ServiceUnavailable>
+
+  /** Stores a sign-in state (hashed state and cookie). */
+  readonly createSignInState: (input: SignInStateInput) => Effect.Effect<void, ServiceUnavailable>
+  /**
+   * Consumes a sign-in state in one statement: only when known, unused, unexpired and bound to this
+   * cookie. A refusal for a wrong cookie does not consume it.
+   */
+  readonly consumeSignInState: (
+    state: string,
+    cookie: string | undefined
+  ) => Effect.Effect<ConsumeStateResult, ServiceUnavailable>
+
+  /** One transaction: upsert the user, create the family with its platform tokens, store the temporary token. */
+  readonly createFamily: (input: {
+    readonly familyId: string
+    readonly user: PlatformUserRow
+    readonly platform: PlatformTokensEnc
+    readonly temporary: NewToken
+    readonly codeChallenge: string | undefined
+  }) => Effect.Effect<void, ServiceUnavailable>
+  /** Marks the temporary token used (one statement); a second use reports `Replayed`. */
+  readonly consumeTemporary: (token: string) => Effect.Effect<ConsumeTemporaryResult, ServiceUnavailable>
+  /** Adds an access and refresh token to a live family. */
+  readonly issuePair: (
+    familyId: string,
+    pair: { readonly access: NewToken; readonly refresh: NewToken }
+  ) => Effect.Effect<void, ServiceUnavailable>
+  /**
+   * Rotation in one transaction: marks the refresh token used (`UPDATE … WHERE used_at IS NULL`),
+   * revokes the family's access tokens, stores the new pair. An already-rotated token revokes the family.
+   */
+  readonly rotateRefresh: (
+    refreshToken: string,
+    next: { readonly access: NewToken; readonly refresh: NewToken }
+  ) => Effect.Effect<RotateResult, ServiceUnavailable>
+  /** An access token of a live family: its times; `undefined` when unknown or revoked. */
+  readonly checkAccess: (token: string) => Effect.Effect<TokenInfo | undefined, ServiceUnavailable>
+  /** Revokes the family of an access token (expired ones too); `undefined` when unknown or already revoked. */
+  readonly revokeByAccess: (token: string) => Effect.Effect<RevokedFamily | undefined, ServiceUnavailable>
+  /** Revokes a family and every token of it; `undefined` when unknown or already revoked. */
+  readonly revokeFamily: (familyId: string) => Effect.Effect<RevokedFamily | undefined, ServiceUnavailable>
+
+  /** The platform tokens of a live family. */
+  readonly platformTokens: (familyId: string) => Effect.Effect<PlatformTokensEnc | undefined, ServiceUnavailable>
+  /** Replaces them only if they are still `previousAccessEnc` (compare-and-set); whether it did. */
+  readonly replacePlatformTokens: (
+    familyId: string,
+    previousAccessEnc: string,
+    next: PlatformTokensEnc
+  ) => Effect.Effect<boolean, ServiceUnavailable>
+}>()("gateway/TokenStore") {}
