@@ -179,55 +179,81 @@ export class FormsGroup extends HttpApiGroup.make("forms")
 // Feed connectors: one group per module
 // ---------------------------------------------------------------------------------------------
 
-const feedGroup = <M extends FeedModuleName>(m: M) => {
-  const s = FeedModules[m]
-  const feedParams = { ...serverParams, feedId: FeedId }
-  return HttpApiGroup.make(m)
-    .add(
-      HttpApiEndpoint.get("list", "/feeds", { params: serverParams, success: s.feeds, error: moduleErrors })
-        .annotate(OpenApi.Summary, `The ${m} feeds of a server`),
-      HttpApiEndpoint.post("create", "/feeds", {
-        params: serverParams,
-        payload: s.create,
-        success: s.feed,
-        error: [BadRequest.wire, ...moduleErrors]
-      }).annotate(OpenApi.Summary, `Create a ${m} feed bound to a chat webhook`),
-      HttpApiEndpoint.patch("update", "/feeds/:feedId", {
-        params: feedParams,
-        payload: s.update,
-        success: s.feed,
-        error: [BadRequest.wire, ...moduleErrors]
-      }).annotate(OpenApi.Summary, `Replace the webhook_options of a ${m} feed`),
-      HttpApiEndpoint.delete("delete", "/feeds/:feedId", { params: feedParams, success: Success, error: moduleErrors })
-        .annotate(OpenApi.Summary, `Delete a ${m} feed`)
-    )
-    .middleware(Authorization)
-    .prefix(`/api/v1/bots/:appClientId/servers/:serverId/modules/${m}`)
-    .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error" })
-}
-
-const userIdLookup = <M extends "photo" | "streaming" | "microblog" | "video">(m: M) =>
+const userIdLookup = (m: "photo" | "streaming" | "microblog" | "video") =>
   HttpApiEndpoint.get("getUserId", "/getUserId/:userName", {
     params: { ...serverParams, userName: Schema.String.check(Schema.isBetweenLength(1, 200)) },
     success: UserLookup,
     error: moduleErrors
   }).annotate(OpenApi.Summary, `Look up the external id of a ${m} ${m === "video" ? "channel" : "user"}`)
 
-export class PhotoGroup extends feedGroup("photo").add(userIdLookup("photo")) {}
-export class ForumGroup extends feedGroup("forum") {}
-export class RssGroup extends feedGroup("rss") {}
-export class StreamingGroup extends feedGroup("streaming")
-  .add(userIdLookup("streaming"))
-  .add(
-    HttpApiEndpoint.get("getGameId", "/getGameId/:gameName", {
-      params: { ...serverParams, gameName: Schema.String.check(Schema.isBetweenLength(1, 200)) },
-      success: GameLookup,
-      error: moduleErrors
-    }).annotate(OpenApi.Summary, "Look up the id of a game by name")
-  )
+const gameIdLookup = HttpApiEndpoint.get("getGameId", "/getGameId/:gameName", {
+  params: { ...serverParams, gameName: Schema.String.check(Schema.isBetweenLength(1, 200)) },
+  success: GameLookup,
+  error: moduleErrors
+}).annotate(OpenApi.Summary, "Look up the id of a game by name")
+
+const feedEndpoints = <M extends FeedModuleName>(m: M) => {
+  const s = FeedModules[m]
+  const feedParams = { ...serverParams, feedId: FeedId }
+  return [
+    HttpApiEndpoint.get("list", "/feeds", { params: serverParams, success: s.feeds, error: moduleErrors })
+      .annotate(OpenApi.Summary, `The ${m} feeds of a server`),
+    HttpApiEndpoint.post("create", "/feeds", {
+      params: serverParams,
+      payload: s.create,
+      success: s.feed,
+      error: [BadRequest.wire, ...moduleErrors]
+    }).annotate(OpenApi.Summary, `Create a ${m} feed bound to a chat webhook`),
+    HttpApiEndpoint.patch("update", "/feeds/:feedId", {
+      params: feedParams,
+      payload: s.update,
+      success: s.feed,
+      error: [BadRequest.wire, ...moduleErrors]
+    }).annotate(OpenApi.Summary, `Replace the webhook_options of a ${m} feed`),
+    HttpApiEndpoint.delete("delete", "/feeds/:feedId", { params: feedParams, success: Success, error: moduleErrors })
+      .annotate(OpenApi.Summary, `Delete a ${m} feed`)
+  ] as const
+}
+
+// Each module's routes under `{modules}/<m>`; a feed body may not carry unknown keys.
+const feedParse = { errors: "all", onExcessProperty: "error" } as const
+
+export class PhotoGroup extends HttpApiGroup.make("photo")
+  .add(...feedEndpoints("photo"), userIdLookup("photo"))
+  .middleware(Authorization)
+  .prefix("/api/v1/bots/:appClientId/servers/:serverId/modules/photo")
+  .annotate(HttpApi.PayloadParseOptions, feedParse)
 {}
-export class MicroblogGroup extends feedGroup("microblog").add(userIdLookup("microblog")) {}
-export class VideoGroup extends feedGroup("video").add(userIdLookup("video")) {}
+export class ForumGroup extends HttpApiGroup.make("forum")
+  .add(...feedEndpoints("forum"))
+  .middleware(Authorization)
+  .prefix("/api/v1/bots/:appClientId/servers/:serverId/modules/forum")
+  .annotate(HttpApi.PayloadParseOptions, feedParse)
+{}
+export class RssGroup extends HttpApiGroup.make("rss")
+  .add(...feedEndpoints("rss"))
+  .middleware(Authorization)
+  .prefix("/api/v1/bots/:appClientId/servers/:serverId/modules/rss")
+  .annotate(HttpApi.PayloadParseOptions, feedParse)
+{}
+export class StreamingGroup extends HttpApiGroup.make("streaming")
+  .add(...feedEndpoints("streaming"), userIdLookup("streaming"), gameIdLookup)
+  .middleware(Authorization)
+  .prefix("/api/v1/bots/:appClientId/servers/:serverId/modules/streaming")
+  .annotate(HttpApi.PayloadParseOptions, feedParse)
+{}
+export class MicroblogGroup extends HttpApiGroup.make("microblog")
+  .add(...feedEndpoints("microblog"), userIdLookup("microblog"))
+  .middleware(Authorization)
+  .prefix("/api/v1/bots/:appClientId/servers/:serverId/modules/microblog")
+  .annotate(HttpApi.PayloadParseOptions, feedParse)
+{}
+export class VideoGroup extends HttpApiGroup.make("video")
+  .add(...feedEndpoints("video"), userIdLookup("video"))
+  .middleware(Authorization)
+  .prefix("/api/v1/bots/:appClientId/servers/:serverId/modules/video")
+  .annotate(HttpApi.PayloadParseOptions, feedParse)
+{}
 
 // ---------------------------------------------------------------------------------------------
 // Operations

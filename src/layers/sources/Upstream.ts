@@ -20,6 +20,8 @@ export interface Upstream {
   readonly timeout: Duration.Input
 }
 
+export type Failure = RequestTimeout | ServiceUnavailable
+
 export interface Answer {
   readonly status: number
   readonly headers: Readonly<Record<string, string>>

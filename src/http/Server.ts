@@ -1,0 +1,34 @@
+/** Routes (API, OpenAPI, docs, module icons, sandbox) and serving: build the routes, then listen. */
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
+import { HttpApiScalar } from "effect/http-api"
+import { createServer } from "node:http"
+import { MODULES } from "../services/Modules.ts"
+import { Api } from "./Api.ts"
+
+export const DocsRoutes = HttpApiScalar.layer(Api, { path: "/docs" })
+
+const icon = (letter: string, hue: number) =>
+  `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64"><rect width="64" height="64" rx="14" fill="hsl(${hue},60%,45%)"/><text x="32" y="42" font-family="sans-serif" font-size="30" text-anchor="middle" fill="#fff">${letter}</text></svg>`
+
+/** The `image` of each module in the modules list. */
+export const AssetRoutes = HttpRouter.use(Effect.fn(function*(router) {
+  for (const [i, m] of MODULES.entries()) {
+    const body = icon(m.full_name[0]!, i * 50)
+    yield* router.add(
+      "GET",
+      `/assets/modules/${m.name}.svg`,
+      HttpServerResponse.text(body, { contentType: "image/svg+xml", headers: { "cache-control": "public, max-age=86400" } })
+    )
+  }
+}))
+
+/**
+ * Serves `routes` on the Node HTTP server. The router is built before the socket listens, so no
+ * request can arrive before its handler is attached.
+ */
+export const serve = <E, R>(routes: Layer.Layer<never, E, R>, options: { readonly port: number; readonly host: string }) =>
+  Layer.unwrap(Effect.map(HttpRouter.toHttpEffect(routes), (app) => HttpServer.serve(app))).pipe(
+    Layer.provide(NodeHttpServer.layer(createServer, { port: options.port, host: options.host }))
+  )

@@ -1,0 +1,88 @@
+/**
+ * The live TaskBoard: Trello REST, `GET /1/organizations/{teamId}/boards?filter=open&fields=name`.
+ * The key and token go in Trello's documented `Authorization: OAuth oauth_consumer_key=..., oauth_token=...`
+ * header, not the query, so they never sit in a URL (headers named authorization are redacted in
+ * traces). Pairings are looked up through a function (the lead's SQL table with encrypted
+ * credentials). A pairing Trello no longer accepts (401, or the team is gone: 400/404) counts as
+ * unpaired, logged as a warning, so the forms show board `-1` and the owner pairs again.
+ */
+import { Duration, Effect, Layer, Redacted, Schema } from "effect"
+import { HttpClient, HttpClientRequest } from "effect/http"
+import { S1_ID, S1_TASKBOARD_TEAM } from "../sandbox/Seed.ts"
+import type { RequestTimeout, ServiceUnavailable } from "../domain/Errors.ts"
+import type { Board } from "../domain/Form.ts"
+import { TaskBoard } from "../services/TaskBoard.ts"
+import { DEFAULT_TIMEOUT, decode, get, sendRaw, unavailable, type Upstream } from "./sources/Upstream.ts"
+
+export interface TaskBoardPairing {
+  readonly teamId: string
+  readonly key: Redacted.Redacted<string>
+  readonly token: Redacted.Redacted<string>
+}
+
+export interface TaskBoardOptions {
+  /** Default `https://api.trello.com`; sandbox: `${publicUrl}/sandbox/taskboard`. */
+  readonly baseUrl?: string | undefined
+  /** Default 10 s. */
+  readonly timeout?: Duration.Input | undefined
+  /** The server's pairing, or undefined when it has none. */
+  readonly pairings: (serverId: string) => Effect.Effect<TaskBoardPairing | undefined, RequestTimeout | ServiceUnavailable>
+}
+
+const Boards = Schema.Array(Schema.Struct({ id: Schema.String, name: Schema.String }))
+
+/** Trello's quoted OAuth header value: the credentials must not carry quotes. */
+const quoted = (r: Redacted.Redacted<string>) => Redacted.value(r).replace(/["\\]/g, "")
+
+const make = (options: TaskBoardOptions) =>
+  Effect.gen(function*() {
+    const u: Upstream = {
+      client: yield* HttpClient.HttpClient,
+      source: "task board",
+      service: "Trello",
+      timeout: options.timeout ?? DEFAULT_TIMEOUT
+    }
+    const baseUrl = options.baseUrl ?? "https://api.trello.com"
+
+    const boards = (serverId: string): Effect.Effect<ReadonlyArray<Board> | undefined, RequestTimeout | ServiceUnavailable> =>
+      Effect.gen(function*() {
+        const pairing = yield* options.pairings(serverId)
+        if (pairing === undefined) return undefined
+        const answer = yield* sendRaw(
+          u,
+          get(baseUrl, `/1/organizations/${encodeURIComponent(pairing.teamId)}/boards`, {
+            urlParams: { filter: "open", fields: "name" }
+          }).pipe(HttpClientRequest.setHeader(
+            "authorization",
+            `OAuth oauth_consumer_key="${quoted(pairing.key)}", oauth_token="${quoted(pairing.token)}"`
+          ))
+        )
+        if (answer.status === 401 || answer.status === 400 || answer.status === 404) {
+          yield* Effect.logWarning("Trello no longer accepts a server's pairing; treating it as unpaired").pipe(
+            Effect.annotateLogs({ serverId, status: answer.status })
+          )
+          return undefined
+        }
+        if (answer.status !== 200) return yield* Effect.fail(unavailable(u, `refused the request (${answer.status})`))
+        return yield* decode(u, Boards)(answer.body)
+      }).pipe(Effect.withSpan("TaskBoard.boards", { attributes: { serverId } }))
+
+    return TaskBoard.of({ boards })
+  })
+
+/** The sandbox's one pairing: server S1 with team "sandbox-team-1", placeholder credentials. */
+const sandboxPairings = (serverId: string): Effect.Effect<TaskBoardPairing | undefined> =>
+  Effect.succeed(
+    serverId === S1_ID
+      ? { teamId: S1_TASKBOARD_TEAM, key: Redacted.make("sandbox"), token: Redacted.make("sandbox") }
+      : undefined
+  )
+
+export const TaskBoardLive = {
+  /** Needs an HttpClient (FetchHttpClient.layer). */
+  layer: (options: TaskBoardOptions): Layer.Layer<TaskBoard, never, HttpClient.HttpClient> =>
+    Layer.effect(TaskBoard, make(options)),
+  sandboxPairings,
+  /** The sandbox twin's base URL for a gateway at `publicUrl`. */
+  sandboxBaseUrl: (publicUrl: string) => `${publicUrl.replace(/\/+$/, "")}/sandbox/taskboard`
+}

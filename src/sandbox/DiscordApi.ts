@@ -1,0 +1,266 @@
+/**
+ * The sandbox's Discord API v10 routes (users, guilds, channels, webhooks) under
+ * `/sandbox/discord/api/v10`. Route names (stats, faults, buckets) are `"<METHOD> <template>"` with
+ * the template relative to the API base, e.g. `"GET /guilds/{id}"`.
+ */
+import { Effect, Layer } from "effect"
+import { HttpServerResponse } from "effect/http"
+import type { DiscordContext, Principal } from "./DiscordHttp.ts"
+import { API, discordError, discordHandler, Errors, routerPath } from "./DiscordHttp.ts"
+import * as Shapes from "./DiscordShapes.ts"
+import type { DiscordStore } from "./DiscordState.ts"
+import { DiscordState, randomToken } from "./DiscordState.ts"
+import type { SandboxRouteFn } from "./Sandbox.ts"
+import type { SeedBot, SeedGuild, SeedWebhook } from "./Seed.ts"
+import { computePermissions, findChannel, findGuild, guildsOf, PermissionBits, SEED } from "./Seed.ts"
+
+type Method = "GET" | "POST" | "DELETE"
+type Handler = (ctx: DiscordContext) => Effect.Effect<HttpServerResponse.HttpServerResponse>
+
+const json = (body: unknown, status = 200) => Effect.succeed(HttpServerResponse.jsonUnsafe(body, { status }))
+const fail = (response: HttpServerResponse.HttpServerResponse) => Effect.succeed(response)
+
+const botOnly = (handler: (ctx: DiscordContext, bot: SeedBot) => Effect.Effect<HttpServerResponse.HttpServerResponse>) =>
+(ctx: DiscordContext) => ctx.principal?.kind === "bot" ? handler(ctx, ctx.principal.bot) : fail(Errors.unauthorized())
+
+const anyPrincipal = (handler: (ctx: DiscordContext, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse>) =>
+(ctx: DiscordContext) => ctx.principal ? handler(ctx, ctx.principal) : fail(Errors.unauthorized())
+
+const botGuild = (bot: SeedBot, guildId: string | undefined): SeedGuild | undefined => {
+  const guild = guildId ? findGuild(guildId) : undefined
+  return guild && guild.botIds.includes(bot.id) ? guild : undefined
+}
+
+const canManageWebhooks = (guild: SeedGuild, bot: SeedBot): boolean =>
+  ((computePermissions(guild, bot.id) ?? 0n) & PermissionBits.MANAGE_WEBHOOKS) !== 0n
+
+const creatorOf = (w: SeedWebhook) => SEED.bots.find((b) => b.id === w.applicationId)
+
+/** A webhook the bot may manage: exists, in a guild it is in, with MANAGE_WEBHOOKS there. */
+const managedWebhook = (store: DiscordStore, bot: SeedBot, webhookId: string | undefined) => {
+  const webhook = webhookId ? store.webhooks.get(webhookId) : undefined
+  const guild = webhook ? botGuild(bot, webhook.guildId) : undefined
+  if (!webhook || !guild) return { error: Errors.unknownWebhook() } as const
+  if (!canManageWebhooks(guild, bot)) return { error: Errors.missingPermissions() } as const
+  return { webhook } as const
+}
+
+/** A webhook addressed by id and token (no authorization needed). */
+const tokenWebhook = (store: DiscordStore, ctx: DiscordContext): SeedWebhook | undefined => {
+  const webhook = ctx.params["id"] ? store.webhooks.get(ctx.params["id"]) : undefined
+  return webhook && webhook.token === ctx.params["token"] ? webhook : undefined
+}
+
+const readJson = (ctx: DiscordContext) =>
+  ctx.request.json.pipe(
+    Effect.map((body): { readonly ok: true; readonly body: unknown } => ({ ok: true, body })),
+    Effect.catch(() => Effect.succeed({ ok: false } as const))
+  )
+
+const invalidName = (message: string) =>
+  discordError(400, "Invalid Form Body", 50035, {
+    errors: { name: { _errors: [{ code: "BASE_TYPE_BAD_LENGTH", message }] } }
+  })
+
+const routes = (store: DiscordStore): ReadonlyArray<readonly [Method, string, string | undefined, Handler]> => [
+  [
+    "GET",
+    "/users/@me",
+    undefined,
+    anyPrincipal((_, p) => json(p.kind === "bot" ? Shapes.botUser(p.bot) : Shapes.userPII(p.user, p.scopes)))
+  ],
+  [
+    "GET",
+    "/users/@me/guilds",
+    undefined,
+    anyPrincipal((ctx, p) => {
+      if (p.kind === "user" && !p.scopes.has("guilds")) return fail(Errors.missingAccess())
+      const callerId = p.kind === "bot" ? p.bot.id : p.user.id
+      const limit = Math.min(200, Math.max(1, Number(ctx.query.get("limit") ?? "200") || 200))
+      const after = ctx.query.get("after")
+      const before = ctx.query.get("before")
+      const list = guildsOf(callerId)
+        .filter((g) => (after ? BigInt(g.id) > BigInt(after) : true) && (before ? BigInt(g.id) < BigInt(before) : true))
+        .slice(0, limit)
+        .map((g) => Shapes.myGuild(g, callerId, computePermissions(g, callerId) ?? 0n))
+      return json(list)
+    })
+  ],
+  [
+    "GET",
+    "/guilds/{id}",
+    "id",
+    botOnly((ctx, bot) => {
+      const guild = botGuild(bot, ctx.params["id"])
+      return guild ? json(Shapes.guild(guild, ctx.query.get("with_counts") === "true")) : fail(Errors.unknownGuild())
+    })
+  ],
+  [
+    "GET",
+    "/guilds/{id}/channels",
+    "id",
+    botOnly((ctx, bot) => {
+      const guild = botGuild(bot, ctx.params["id"])
+      return guild ? json(guild.channels.map((c) => Shapes.channel(guild, c))) : fail(Errors.unknownGuild())
+    })
+  ],
+  [
+    "GET",
+    "/guilds/{id}/roles",
+    "id",
+    botOnly((ctx, bot) => {
+      const guild = botGuild(bot, ctx.params["id"])
+      return guild ? json(guild.roles.map(Shapes.role)) : fail(Errors.unknownGuild())
+    })
+  ],
+  [
+    "GET",
+    "/channels/{id}/webhooks",
+    "id",
+    botOnly((ctx, bot) => {
+      const found = ctx.params["id"] ? findChannel(ctx.params["id"]) : undefined
+      if (!found) return fail(Errors.unknownChannel())
+      if (!found.guild.botIds.includes(bot.id)) return fail(Errors.missingAccess())
+      if (!canManageWebhooks(found.guild, bot)) return fail(Errors.missingPermissions())
+      const list = [...store.webhooks.values()].filter((w) => w.channelId === found.channel.id)
+      return json(list.map((w) => Shapes.webhook(w, creatorOf(w), ctx.origin)))
+    })
+  ],
+  [
+    "POST",
+    "/channels/{id}/webhooks",
+    "id",
+    botOnly((ctx, bot) =>
+      Effect.gen(function*() {
+        const found = ctx.params["id"] ? findChannel(ctx.params["id"]) : undefined
+        if (!found) return Errors.unknownChannel()
+        if (!found.guild.botIds.includes(bot.id)) return Errors.missingAccess()
+        if (!canManageWebhooks(found.guild, bot)) return Errors.missingPermissions()
+        if (found.channel.type === 4) return discordError(400, "Cannot execute action on this channel type", 50024)
+        const parsed = yield* readJson(ctx)
+        if (!parsed.ok) return Errors.invalidJson()
+        const body = parsed.body
+        const name = typeof body === "object" && body !== null && "name" in body ? body.name : undefined
+        if (typeof name !== "string" || name.length < 1 || name.length > 80) {
+          return invalidName("Must be between 1 and 80 in length.")
+        }
+        if (/clyde|discord/i.test(name)) return invalidName("Webhook names cannot contain \"clyde\" or \"discord\".")
+        const inChannel = [...store.webhooks.values()].filter((w) => w.channelId === found.channel.id).length
+        if (inChannel >= store.config.maxWebhooksPerChannel) {
+          return discordError(400, `Maximum number of webhooks reached (${store.config.maxWebhooksPerChannel})`, 30007)
+        }
+        const webhook: SeedWebhook = {
+          id: store.nextId("34"),
+          token: randomToken(51),
+          name,
+          avatar: null,
+          guildId: found.guild.id,
+          channelId: found.channel.id,
+          applicationId: bot.id
+        }
+        store.webhooks.set(webhook.id, webhook)
+        return HttpServerResponse.jsonUnsafe(Shapes.webhook(webhook, bot, ctx.origin))
+      })
+    )
+  ],
+  [
+    "GET",
+    "/webhooks/{id}",
+    "id",
+    botOnly((ctx, bot) => {
+      const found = managedWebhook(store, bot, ctx.params["id"])
+      return found.error ? fail(found.error) : json(Shapes.webhook(found.webhook, creatorOf(found.webhook), ctx.origin))
+    })
+  ],
+  [
+    "DELETE",
+    "/webhooks/{id}",
+    "id",
+    botOnly((ctx, bot) => {
+      const found = managedWebhook(store, bot, ctx.params["id"])
+      if (found.error) return fail(found.error)
+      store.webhooks.delete(found.webhook.id)
+      return Effect.succeed(HttpServerResponse.empty())
+    })
+  ],
+  [
+    "GET",
+    "/webhooks/{id}/{token}",
+    "id",
+    (ctx) => {
+      const webhook = tokenWebhook(store, ctx)
+      // Discord omits `user` when the webhook is fetched with its token.
+      return webhook ? json(Shapes.webhook(webhook, undefined, ctx.origin)) : fail(Errors.unknownWebhook())
+    }
+  ],
+  [
+    "DELETE",
+    "/webhooks/{id}/{token}",
+    "id",
+    (ctx) => {
+      const webhook = tokenWebhook(store, ctx)
+      if (!webhook) return fail(Errors.unknownWebhook())
+      store.webhooks.delete(webhook.id)
+      return Effect.succeed(HttpServerResponse.empty())
+    }
+  ],
+  [
+    "POST",
+    "/webhooks/{id}/{token}",
+    "id",
+    (ctx) =>
+      Effect.gen(function*() {
+        const webhook = tokenWebhook(store, ctx)
+        if (!webhook) return Errors.unknownWebhook()
+        const parsed = yield* readJson(ctx)
+        if (!parsed.ok) return Errors.invalidJson()
+        const body = parsed.body
+        const has = (key: string) =>
+          typeof body === "object" && body !== null && key in body &&
+          (body as Record<string, unknown>)[key] !== null && (body as Record<string, unknown>)[key] !== ""
+        if (!has("content") && !has("embeds") && !has("components")) {
+          return discordError(400, "Cannot send an empty message", 50006)
+        }
+        const message = {
+          id: store.nextId("35"),
+          webhookId: webhook.id,
+          channelId: webhook.channelId,
+          guildId: webhook.guildId,
+          body,
+          at: ctx.now
+        }
+        store.messages.push(message)
+        if (ctx.query.get("wait") !== "true") return HttpServerResponse.empty()
+        // Not the full MessageResponse: the fields a poster reads back.
+        return HttpServerResponse.jsonUnsafe({
+          id: message.id,
+          type: 0,
+          channel_id: message.channelId,
+          webhook_id: webhook.id,
+          content: has("content") ? (body as Record<string, unknown>)["content"] : "",
+          embeds: has("embeds") ? (body as Record<string, unknown>)["embeds"] : [],
+          timestamp: new Date(ctx.now).toISOString()
+        })
+      })
+  ]
+]
+
+/** The Discord API routes, with rate limits; registered through the sandbox's `sandboxRoute`. */
+export const DiscordApiRoutes = (route: SandboxRouteFn) =>
+  Layer.unwrap(Effect.gen(function*() {
+    const store = yield* DiscordState
+    const layers = routes(store).map(([method, template, major, handler]) => {
+      const name = `${method} ${template}`
+      return route(method, `${API}${routerPath(template)}`, discordHandler(store, name, major, handler), { name })
+    })
+    return Layer.mergeAll(
+      route(
+        "GET",
+        "/sandbox/discord/messages",
+        Effect.sync(() => HttpServerResponse.jsonUnsafe(store.messages))
+      ),
+      // Unknown API paths answer like Discord.
+      route("*", `${API}/*`, Effect.succeed(Errors.notFound()), { name: "* unknown" }),
+      ...layers
+    )
+  }))

@@ -1,0 +1,26 @@
+/**
+ * Every external-source twin under `/sandbox/<source>/...`, each registered through `sandboxRoute`
+ * (call counts and fault injection, e.g. `{"route":"GET /sandbox/streaming/helix/users","kind":"hang"}`).
+ * Provides `SandboxState.layer` itself; built together with `SandboxRoutes` it shares that one state
+ * (layers are memoised by reference within a build).
+ */
+import { Layer } from "effect"
+import type { HttpRouter } from "effect/http"
+import { SandboxState, sandboxRoute } from "../Sandbox.ts"
+import { ForumTwin } from "./Forum.ts"
+import { MicroblogTwin } from "./Microblog.ts"
+import { PhotoTwin } from "./Photo.ts"
+import { RssTwin } from "./Rss.ts"
+import { StreamingTwin } from "./Streaming.ts"
+import { TaskBoardTwin } from "./TaskBoard.ts"
+import { VideoTwin } from "./Video.ts"
+
+export const SourcesRoutes: Layer.Layer<never, never, HttpRouter.HttpRouter> = Layer.mergeAll(
+  ...StreamingTwin(sandboxRoute),
+  ...VideoTwin(sandboxRoute),
+  ...MicroblogTwin(sandboxRoute),
+  ...PhotoTwin(sandboxRoute),
+  ...ForumTwin(sandboxRoute),
+  ...RssTwin(sandboxRoute),
+  ...TaskBoardTwin(sandboxRoute)
+).pipe(Layer.provide(SandboxState.layer))

@@ -1,0 +1,87 @@
+/**
+ * A deterministic in-memory FormsRepo for in-process API tests: ids count from 1, timestamps come
+ * from the Clock (TestClock when present). `transaction` runs one writer at a time and restores the
+ * previous state when its effect fails, like a rollback. Transactions must not nest.
+ */
+import { Clock, Effect, Layer, Option, Ref, Semaphore } from "effect"
+import type { StoredForm } from "../../src/domain/Form.ts"
+import { FormsRepo } from "../../src/services/FormsRepo.ts"
+import type { FormData, FormScope } from "../../src/services/FormsRepo.ts"
+
+interface Entry {
+  readonly scope: FormScope
+  readonly form: StoredForm
+}
+
+interface State {
+  readonly nextId: number
+  readonly forms: ReadonlyMap<number, Entry>
+}
+
+const inScope = (entry: Entry | undefined, scope: FormScope): entry is Entry =>
+  entry !== undefined && entry.scope.botId === scope.botId && entry.scope.serverId === scope.serverId
+
+const toStored = (id: number, created: string, data: FormData): StoredForm => ({
+  ...data,
+  workflow_id: id,
+  timestamp_created: created,
+  steps: data.steps.map((s, i) => ({ ...s, step_id: i + 1 }))
+})
+
+export const makeFormsRepoMemory = Effect.gen(function*() {
+  const state = yield* Ref.make<State>({ nextId: 1, forms: new Map() })
+  const lock = yield* Semaphore.make(1)
+
+  const find = (scope: FormScope, id: number) =>
+    Effect.map(Ref.get(state), (s) => {
+      const entry = s.forms.get(id)
+      return inScope(entry, scope) ? Option.some(entry.form) : Option.none()
+    })
+
+  return FormsRepo.of({
+    list: (scope) =>
+      Effect.map(Ref.get(state), (s) =>
+        [...s.forms.values()]
+          .filter((e) => inScope(e, scope))
+          .sort((a, b) => a.form.workflow_id - b.form.workflow_id)
+          .map(({ form }) => ({
+            workflow_id: form.workflow_id,
+            taskboard_integration: form.taskboard_integration,
+            workflow_live: form.workflow_live,
+            title: form.title,
+            color_hex: form.color_hex
+          }))),
+    find,
+    create: (scope, data) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Ref.modify(state, (s) => {
+          const form = toStored(s.nextId, new Date(now).toISOString(), data)
+          const forms = new Map(s.forms).set(form.workflow_id, { scope, form })
+          return [form, { nextId: s.nextId + 1, forms }]
+        })),
+    update: (scope, id, data) =>
+      Ref.modify(state, (s) => {
+        const entry = s.forms.get(id)
+        if (!inScope(entry, scope)) return [Option.none(), s]
+        const form = toStored(id, entry.form.timestamp_created, data)
+        return [Option.some(form), { ...s, forms: new Map(s.forms).set(id, { scope, form }) }]
+      }),
+    remove: (scope, id) =>
+      Ref.modify(state, (s) => {
+        const entry = s.forms.get(id)
+        if (!inScope(entry, scope)) return [Option.none(), s]
+        const forms = new Map(s.forms)
+        forms.delete(id)
+        return [Option.some(entry.form), { ...s, forms }]
+      }),
+    transaction: (self) =>
+      lock.withPermit(Effect.gen(function*() {
+        const before = yield* Ref.get(state)
+        return yield* Effect.onError(self, () => Ref.set(state, before))
+      }))
+  })
+})
+
+export const FormsRepoMemory = {
+  layer: Layer.effect(FormsRepo, makeFormsRepoMemory)
+}
