@@ -4,7 +4,8 @@ import { Migrator } from "effect/sql"
 import initial from "./migrations/0001_initial.ts"
 
 export const migrations = {
-  "0001_initial": initial
+  "0001_initial": initial,
+  "0004_audit": Effect.flatMap(Effect.promise(() => import("./migrations/0004_audit.ts")), (m) => m.default)
 }
 
 const run = Migrator.make({})

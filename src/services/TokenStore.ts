@@ -84,7 +84,7 @@ export type ConsumeTemporaryResult =
 export type RotateResult =
   | { readonly _tag: "Rotated"; readonly familyId: string }
   /** The refresh token was already rotated: the store has revoked the family. */
-  | { readonly _tag: "Reused"; readonly familyId: string }
+  | { readonly _tag: "Reused"; readonly familyId: string; readonly revoked: RevokedFamily | undefined }
   | { readonly _tag: "Invalid" }
 
 export interface TokenInfo {

@@ -1,0 +1,67 @@
+/**
+ * The "auth" group: sign-in redirects and the token endpoints. The work is in services/Auth.ts;
+ * here are the HTTP parts: the sign-in cookie, `Referrer-Policy: no-referrer` on the redirect that
+ * carries the temporary token, and `Cache-Control: no-store` on every token answer.
+ * Requires Auth (and, for the group's middleware, AuthRateLimit: http/AuthRateLimit.ts).
+ */
+import { Effect } from "effect"
+import { HttpEffect, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { Auth } from "../../services/Auth.ts"
+import { Api } from "../Api.ts"
+
+const noStore = HttpEffect.appendPreResponseHandler((_req, res) =>
+  Effect.succeed(HttpServerResponse.setHeaders(res, { "cache-control": "no-store", pragma: "no-cache" }))
+)
+
+export const AuthHandlers = HttpApiBuilder.group(
+  Api,
+  "auth",
+  Effect.fn(function*(handlers) {
+    const auth = yield* Auth
+    return handlers.handleAll({
+      login: ({ query }) =>
+        Effect.gen(function*() {
+          yield* noStore
+          const { location, cookie } = yield* auth.login({
+            redirectUri: query.redirect_uri,
+            state: query.state,
+            codeChallenge: query.code_challenge,
+            codeChallengeMethod: query.code_challenge_method
+          })
+          return HttpServerResponse.setCookieUnsafe(
+            HttpServerResponse.redirect(location, { status: 307 }),
+            cookie.name,
+            cookie.value,
+            cookie.options
+          )
+        }),
+      callback: ({ query, request }) =>
+        Effect.gen(function*() {
+          yield* noStore
+          const { location } = yield* auth.callback({
+            code: query.code,
+            state: query.state,
+            error: query.error,
+            cookie: request.cookies[auth.cookieName]
+          })
+          const response = HttpServerResponse.redirect(location, {
+            status: 302,
+            headers: { "referrer-policy": "no-referrer" }
+          })
+          // The state is used up: the cookie has no purpose left.
+          return HttpServerResponse.expireCookieUnsafe(response, auth.cookieName, {
+            httpOnly: true,
+            sameSite: "lax",
+            path: "/",
+            secure: auth.cookieName.startsWith("__Host-")
+          })
+        }),
+      token: ({ headers }) =>
+        Effect.andThen(noStore, auth.exchange({ authorization: headers.authorization, codeVerifier: headers["x-code-verifier"] })),
+      check: ({ headers }) => Effect.andThen(noStore, auth.check(headers.authorization)),
+      refresh: ({ headers }) => Effect.andThen(noStore, auth.refresh(headers["x-refresh-token"])),
+      revoke: ({ headers }) => Effect.andThen(noStore, auth.revoke(headers.authorization))
+    })
+  })
+)

@@ -1,0 +1,161 @@
+/**
+ * The whole application as layers: configuration → capabilities (database, Redis or memory
+ * counters, the chat platform, external sources, task board) → services → routes → server.
+ * Tests swap the capabilities (test/utils/TestApp.ts); everything above them is the same code.
+ */
+import { NodeRedis } from "@effect/platform-node"
+import { Effect, Layer, Redacted } from "effect"
+import { FetchHttpClient, HttpRouter } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { RateLimiter } from "effect/persistence"
+import type { SqlClient } from "effect/sql"
+import { Api } from "../http/Api.ts"
+import { AuthorizationLive } from "../http/AuthorizationLive.ts"
+import { AuthRateLimitLive } from "../http/AuthRateLimit.ts"
+import { GlobalMiddleware, SchemaErrorsLive } from "../http/Envelope.ts"
+import { AuthHandlers } from "../http/handlers/Auth.ts"
+import { FeedHandlers } from "../http/handlers/Feeds.ts"
+import { FormsHandlers } from "../http/handlers/Forms.ts"
+import { GeneralHandlers } from "../http/handlers/General.ts"
+import { OpsHandlers } from "../http/handlers/Ops.ts"
+import { AssetRoutes, DocsRoutes, serve } from "../http/Server.ts"
+import { SandboxRoutes } from "../sandbox/Sandbox.ts"
+import { BOT1_ID, BOT2_ID, SEED } from "../sandbox/Seed.ts"
+import { AuditLogSql } from "../services/AuditLogSql.ts"
+import { AuditRetention } from "../services/AuditRetention.ts"
+import { Auth } from "../services/Auth.ts"
+import { Bots } from "../services/Bots.ts"
+import { Cipher } from "../services/Cipher.ts"
+import type { Keyring } from "../services/Cipher.ts"
+import { DirectoryLive } from "../services/DirectoryLive.ts"
+import { Feeds } from "../services/Feeds.ts"
+import { FeedsRepo } from "../services/FeedsRepo.ts"
+import { Forms } from "../services/Forms.ts"
+import { FormsRepo } from "../services/FormsRepo.ts"
+import { PlatformSession } from "../services/PlatformSession.ts"
+import { Readiness } from "../services/Readiness.ts"
+import { TaskboardPairings } from "../services/TaskboardPairings.ts"
+import { layerSql as TokenStoreSql } from "../services/TokenStoreSql.ts"
+import { AppConfig } from "./AppConfig.ts"
+import type { AppConfigShape } from "./AppConfig.ts"
+import { DatabaseLive } from "./Database.ts"
+import { DiscordChatPlatform } from "./DiscordChatPlatform.ts"
+import { ExternalSourcesLive } from "./ExternalSourcesLive.ts"
+import { TaskBoardLive } from "./TaskBoardLive.ts"
+
+/** The platform's OAuth client: the configured one, or the sandbox's. */
+const platformOptions = (config: AppConfigShape) =>
+  config.sandbox
+    ? {
+      ...DiscordChatPlatform.sandboxUrls(config.publicUrl),
+      clientId: SEED.oauth.clientId,
+      clientSecret: Redacted.make(SEED.oauth.clientSecret),
+      timeout: config.upstreamTimeoutMs
+    }
+    : {
+      baseUrl: config.discordApiUrl,
+      clientId: config.discordClientId!,
+      clientSecret: config.discordClientSecret!,
+      timeout: config.upstreamTimeoutMs
+    }
+
+/** Counters of the gateway's own limits and of the platform's global budget: Redis, or memory. */
+const counters = (config: AppConfigShape) =>
+  config.redisUrl === undefined
+    ? {
+      limiter: RateLimiter.layer.pipe(Layer.provide(RateLimiter.layerStoreMemory)),
+      chat: DiscordChatPlatform.layer(platformOptions(config))
+    }
+    : (() => {
+      const store = RateLimiter.layerStoreRedis({ prefix: "gateway:ratelimit:" }).pipe(
+        Layer.provide(NodeRedis.layer({ url: config.redisUrl }))
+      )
+      return {
+        limiter: RateLimiter.layer.pipe(Layer.provide(store)),
+        chat: DiscordChatPlatform.layerWithStore(platformOptions(config)).pipe(Layer.provide(store))
+      }
+    })()
+
+/** Everything that talks to the outside world: what tests replace. */
+export const liveCapabilities = (
+  config: AppConfigShape,
+  keyring: Keyring,
+  db: Layer.Layer<SqlClient.SqlClient, unknown> = DatabaseLive({ url: config.databaseUrl, dataDir: config.dataDir })
+) => {
+  const { chat, limiter } = counters(config)
+  const cipher = Cipher.layer(keyring)
+  const sql = Layer.mergeAll(
+    TokenStoreSql,
+    FormsRepo.layerSql,
+    FeedsRepo.layerSql,
+    AuditLogSql,
+    Bots.layerSql,
+    TaskboardPairings.layerSql,
+    Readiness.layerSql
+  ).pipe(Layer.provideMerge(cipher), Layer.provideMerge(db))
+  const sources = config.sandbox
+    ? ExternalSourcesLive.layer(ExternalSourcesLive.sandboxOptions(config.publicUrl, config.upstreamTimeoutMs))
+    : ExternalSourcesLive.layerConfig(config.upstreamTimeoutMs)
+  const taskBoard = Layer.unwrap(Effect.gen(function*() {
+    if (config.sandbox) {
+      return TaskBoardLive.layer({
+        baseUrl: TaskBoardLive.sandboxBaseUrl(config.publicUrl),
+        pairings: TaskBoardLive.sandboxPairings,
+        timeout: config.upstreamTimeoutMs
+      })
+    }
+    const pairings = yield* TaskboardPairings
+    return TaskBoardLive.layer({ pairings: pairings.get, timeout: config.upstreamTimeoutMs })
+  }))
+  const http = Layer.mergeAll(chat, sources, taskBoard).pipe(Layer.provide(FetchHttpClient.layer))
+  const retention = AuditRetention(config.auditRetentionDays)
+  return Layer.mergeAll(sql, limiter, http.pipe(Layer.provide(sql)), retention.pipe(Layer.provide(sql)))
+}
+
+/** The sandbox's bots, registered at start so a newcomer can use every route at once. */
+export const SandboxBots = Layer.effectDiscard(Effect.gen(function*() {
+  const bots = yield* Bots
+  for (const b of SEED.bots) {
+    yield* bots.upsert({ id: b.id, name: b.name, icon: b.avatar, token: Redacted.make(b.token) })
+  }
+  yield* Effect.logInfo("sandbox bots registered", { bots: [BOT1_ID, BOT2_ID] })
+}))
+
+/** Services over the capabilities. */
+export const services = Layer.mergeAll(DirectoryLive, Forms.layer, Feeds.layer, Auth.layer).pipe(
+  Layer.provideMerge(Layer.effect(PlatformSession, Effect.gen(function*() {
+    const auth = yield* Auth
+    return PlatformSession.of({ userToken: auth.platformToken })
+  }))),
+  Layer.provideMerge(Auth.layer)
+)
+
+/** The routes of the gateway (and of the sandbox when it is on). */
+export const routes = (config: AppConfigShape) => {
+  const api = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
+    Layer.provide([AuthHandlers, GeneralHandlers, FormsHandlers, FeedHandlers, OpsHandlers]),
+    Layer.provide([AuthorizationLive, AuthRateLimitLive, SchemaErrorsLive])
+  )
+  return Layer.mergeAll(
+    api,
+    DocsRoutes,
+    AssetRoutes,
+    config.sandbox ? SandboxRoutes : Layer.empty,
+    GlobalMiddleware({ maintenance: config.maintenance, requestTimeoutMs: 30_000, accessLog: true })
+  ) as Layer.Layer<never, never, HttpRouter.HttpRouter>
+}
+
+/** What the services need from the outside world. */
+export type Capabilities = Layer.Success<ReturnType<typeof liveCapabilities>>
+
+/** The server over the given capabilities (live ones in production, test ones in tests). */
+export const makeApp = <E>(config: AppConfigShape, capabilities: Layer.Layer<Capabilities, E, AppConfig>) => {
+  const app = serve(routes(config), { port: config.port, host: config.host })
+  return Layer.mergeAll(app, config.sandbox ? SandboxBots : Layer.empty).pipe(
+    Layer.provide(services),
+    Layer.provideMerge(capabilities),
+    Layer.provideMerge(Layer.succeed(AppConfig, config))
+  )
+}
+
+export const AppLive = (config: AppConfigShape, keyring: Keyring) => makeApp(config, liveCapabilities(config, keyring))

@@ -1,0 +1,60 @@
+/** Entry point: configuration, keys, logging, then the application layer until SIGTERM/SIGINT. */
+import { NodeRuntime } from "@effect/platform-node"
+import { Effect, Exit, Layer, Logger, References } from "effect"
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { AppLive } from "./layers/App.ts"
+import { loadConfig } from "./layers/AppConfig.ts"
+import type { AppConfigShape } from "./layers/AppConfig.ts"
+import { generateKey, parseKeyring } from "./services/Cipher.ts"
+import type { Keyring } from "./services/Cipher.ts"
+
+/** In sandbox mode without TOKEN_ENCRYPTION_KEY, a key is generated once into the data folder. */
+const sandboxKeyring = (config: AppConfigShape) =>
+  Effect.gen(function*() {
+    const file = join(config.dataDir, "token-encryption.key")
+    if (!existsSync(file)) {
+      mkdirSync(config.dataDir, { recursive: true })
+      writeFileSync(file, `k1:${generateKey()}\n`, { mode: 0o600 })
+      yield* Effect.logWarning(`no TOKEN_ENCRYPTION_KEY: generated a sandbox key in ${file}; set TOKEN_ENCRYPTION_KEY outside the sandbox`)
+    }
+    return parseKeyring(readFileSync(file, "utf8").trim())
+  })
+
+const program = Effect.gen(function*() {
+  const config = yield* loadConfig
+  const keyring: Keyring = config.keyring ?? (yield* sandboxKeyring(config))
+  yield* Effect.logInfo(
+    config.sandbox
+      ? `sandbox mode: the chat platform, sources and task board are served at ${config.publicUrl}/sandbox`
+      : "platform mode: talking to the configured chat platform"
+  )
+  yield* Effect.logInfo(`listening on ${config.publicUrl} (docs at ${config.publicUrl}/docs)`)
+  return yield* Layer.launch(AppLive(config, keyring))
+})
+
+const logLevel = (process.env.LOG_LEVEL ?? "Info") as "Trace" | "Debug" | "Info" | "Warn" | "Error"
+const logger = process.env.LOG_FORMAT === "pretty" ? Logger.consolePretty() : Logger.consoleJson
+
+const main: Effect.Effect<void, unknown> = program.pipe(
+  Effect.catch((e: unknown) => {
+    const { _tag, message } = e as { readonly _tag?: string; readonly message?: string }
+    return _tag === "ConfigInvalid" || _tag === "ConfigError"
+      ? Effect.sync(() => {
+        // One line naming the variable and what it expects; no stack.
+        process.stderr.write(`configuration error: ${message}\n`)
+        process.exit(2)
+      })
+      : Effect.fail(e)
+  }),
+  Effect.tapCause((cause) => Effect.logError("start-up failed", cause)),
+  Effect.provide(Logger.layer([logger])),
+  Effect.provideService(References.MinimumLogLevel, logLevel)
+)
+
+main.pipe(
+  NodeRuntime.runMain({
+    // SIGTERM/SIGINT interrupt the program: in-flight requests finish, the database closes, exit 0.
+    teardown: (exit, onExit) => onExit(Exit.isSuccess(exit) || Exit.hasInterrupts(exit) && !Exit.hasFails(exit) ? 0 : 1)
+  })
+)

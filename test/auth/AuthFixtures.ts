@@ -1,0 +1,175 @@
+/** Shared pieces of the auth suites: a configuration, a counting fake chat platform, the Auth layer on a store. */
+import { Effect, Layer, Redacted } from "effect"
+import { createHash, randomBytes } from "node:crypto"
+import { AppConfig } from "../../src/layers/AppConfig.ts"
+import type { AppConfigShape } from "../../src/layers/AppConfig.ts"
+import { Auth } from "../../src/services/Auth.ts"
+import { ChatPlatform, PlatformRejected } from "../../src/services/ChatPlatform.ts"
+import type { PlatformTokens, PlatformUser } from "../../src/services/ChatPlatform.ts"
+import { Cipher, generateKey, parseKeyring } from "../../src/services/Cipher.ts"
+import type { TokenStore } from "../../src/services/TokenStore.ts"
+
+export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigShape => ({
+  port: 0,
+  host: "127.0.0.1",
+  publicUrl: "https://gateway.test",
+  databaseUrl: undefined,
+  dataDir: "./.data",
+  redisUrl: undefined,
+  keyring: undefined,
+  discordClientId: undefined,
+  discordClientSecret: undefined,
+  discordApiUrl: "https://platform.test/api",
+  sandbox: true,
+  allowedRedirectUris: ["https://client.example/callback", "http://127.0.0.1/cb"],
+  corsOrigins: [],
+  rateLimitApiPerMinute: 120,
+  rateLimitAuthPerHour: 120,
+  trustProxy: false,
+  logLevel: "Info",
+  logFormat: "json",
+  maintenance: false,
+  accessTokenTtlSeconds: 3600,
+  refreshTokenTtlSeconds: 30 * 24 * 3600,
+  temporaryTokenTtlSeconds: 60,
+  signInStateTtlSeconds: 600,
+  upstreamTimeoutMs: 10_000,
+  auditRetentionDays: undefined,
+  tracing: false,
+  ...overrides
+})
+
+export const alice: PlatformUser = {
+  id: "100000000000000001",
+  username: "alice",
+  discriminator: "0",
+  global_name: "Alice",
+  avatar: null,
+  locale: "en-US"
+}
+
+const b64 = (n: number) => randomBytes(n).toString("base64url")
+
+/** A chat platform that counts calls to its OAuth endpoints and remembers every token it issued. */
+export const makeFakePlatform = () => {
+  const calls = { exchangeCode: 0, refreshToken: 0, revokeToken: 0, getCurrentUser: 0 }
+  const issued: Array<string> = []
+  const codes = new Map<string, { challenge: string; redirectUri: string }>()
+  const live = new Set<string>()
+  const refreshes = new Set<string>()
+  let expiresIn = 604800
+  let refreshDelay: Effect.Effect<void> = Effect.void
+  let refuseRefresh = false
+  const mint = (): PlatformTokens => {
+    const access = `plat_at_${b64(24)}`
+    const refresh = `plat_rt_${b64(24)}`
+    issued.push(access, refresh)
+    live.add(access)
+    refreshes.add(refresh)
+    return {
+      access_token: Redacted.make(access),
+      refresh_token: Redacted.make(refresh),
+      expires_in: expiresIn,
+      scope: "identify guilds"
+    }
+  }
+  const unused = () => Effect.die(new Error("not used by the auth suites"))
+  const rejected = (message: string) => new PlatformRejected({ status: 400, message })
+  const platform = ChatPlatform.of({
+    authorizeUrl: ({ state, codeChallenge, redirectUri }) => {
+      const url = new URL("https://platform.test/oauth2/authorize")
+      url.searchParams.set("response_type", "code")
+      url.searchParams.set("scope", "identify guilds")
+      url.searchParams.set("state", state)
+      url.searchParams.set("redirect_uri", redirectUri)
+      url.searchParams.set("code_challenge", codeChallenge)
+      url.searchParams.set("code_challenge_method", "S256")
+      return url.href
+    },
+    exchangeCode: ({ code, codeVerifier, redirectUri }) =>
+      Effect.suspend(() => {
+        calls.exchangeCode++
+        const c = codes.get(code)
+        codes.delete(code)
+        if (c === undefined || c.redirectUri !== redirectUri) return Effect.fail(rejected("invalid_grant"))
+        if (createHash("sha256").update(codeVerifier).digest("base64url") !== c.challenge) {
+          return Effect.fail(rejected("invalid_grant (PKCE)"))
+        }
+        return Effect.succeed(mint())
+      }),
+    refreshToken: (token) =>
+      Effect.andThen(
+        Effect.suspend(() => refreshDelay),
+        Effect.suspend(() => {
+          calls.refreshToken++
+          if (!refreshes.delete(Redacted.value(token)) || refuseRefresh) return Effect.fail(rejected("invalid_grant"))
+          return Effect.succeed(mint())
+        })
+      ),
+    revokeToken: (token) =>
+      Effect.sync(() => {
+        calls.revokeToken++
+        live.delete(Redacted.value(token))
+      }),
+    getCurrentUser: (token) =>
+      Effect.suspend(() => {
+        calls.getCurrentUser++
+        return live.has(Redacted.value(token))
+          ? Effect.succeed(alice)
+          : Effect.fail(new PlatformRejected({ status: 401, message: "401: Unauthorized" }))
+      }),
+    getCurrentUserGuilds: unused,
+    getBotUser: unused,
+    getBotGuilds: unused,
+    getGuild: unused,
+    getGuildChannels: unused,
+    getGuildRoles: unused,
+    getChannelWebhooks: unused,
+    createWebhook: unused,
+    getWebhookWithToken: unused
+  })
+  return {
+    platform,
+    calls,
+    issued,
+    live,
+    setExpiresIn: (s: number) => {
+      expiresIn = s
+    },
+    setRefreshDelay: (e: Effect.Effect<void>) => {
+      refreshDelay = e
+    },
+    /** The user revoked the app at the platform: refreshes are refused. */
+    refuseRefresh: () => {
+      refuseRefresh = true
+    },
+    /** The user approves at the platform: the callback query the platform sends back. */
+    approve: (authorizeUrl: string) => {
+      const url = new URL(authorizeUrl)
+      const code = `plat_code_${b64(16)}`
+      codes.set(code, {
+        challenge: url.searchParams.get("code_challenge")!,
+        redirectUri: url.searchParams.get("redirect_uri")!
+      })
+      return { code, state: url.searchParams.get("state")! }
+    }
+  }
+}
+export type FakePlatform = ReturnType<typeof makeFakePlatform>
+
+export const testKeyring = parseKeyring(generateKey())
+
+/** Auth over the given store layer, the fake platform and a configuration (store and Auth both exposed). */
+export const authLayer = <ROut, E, R>(
+  store: Layer.Layer<ROut | TokenStore, E, R>,
+  fake: FakePlatform,
+  config: AppConfigShape = testConfig()
+) =>
+  Auth.layer.pipe(
+    Layer.provideMerge(Layer.mergeAll(
+      store,
+      Cipher.layer(testKeyring),
+      Layer.succeed(ChatPlatform, fake.platform),
+      Layer.succeed(AppConfig, AppConfig.of(config))
+    ))
+  )

@@ -1,0 +1,130 @@
+import { assert, layer } from "@effect/vitest"
+import { Effect, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
+import { ServiceUnavailable } from "../../src/domain/Errors.ts"
+import { FeedsRepo } from "../../src/services/FeedsRepo.ts"
+import type { NewFeed } from "../../src/services/FeedsRepo.ts"
+import { FeedsRepoMemory } from "../layers/FeedsRepoMemory.ts"
+import { dbKinds, testDb } from "../utils/Db.ts"
+
+const BOT = "200000000000000002"
+const SERVER = "300000000000000001"
+const scope = { botId: BOT, serverId: SERVER, module: "streaming" } as const
+
+const feed = (identifier: string, webhookId = "330000000000000101"): NewFeed => ({
+  ...scope,
+  feedIdentifier: identifier,
+  webhookOptions: { filter_event: ["live"], filter_game: ["33214"], custom_header: "héllo ✓", "webhook-name": null },
+  displayInfo: { user_name: "alice", display_name: "Alice", user_url: "https://example.test/alice", game_names: ["Fortnite"] },
+  webhook: { id: webhookId, tokenEnc: "v1.k1.nonce.cipher", name: "Feeds", avatar: null, channelId: "310000000000000102" }
+})
+
+const suites = [
+  ...dbKinds.map((kind) => [kind, FeedsRepo.layerSql.pipe(Layer.provideMerge(testDb(kind)))] as const),
+  ["memory", FeedsRepoMemory] as const
+]
+
+for (const [kind, repoLayer] of suites) {
+  layer(repoLayer, { excludeTestServices: true })(`FeedsRepo on ${kind}`, (it) => {
+    it.effect("round trip: insert, find, list, count, update options, remove", () =>
+      Effect.gen(function*() {
+        const repo = yield* FeedsRepo
+        const r = yield* repo.insert(feed("1001"), 50)
+        assert.strictEqual(r._tag, "Inserted")
+        if (r._tag !== "Inserted") return
+        assert.match(r.feed.id, /^[1-9][0-9]*$/)
+        assert.deepStrictEqual(r.feed, { ...feed("1001"), id: r.feed.id })
+        assert.deepStrictEqual(Option.getOrThrow(yield* repo.find(scope, r.feed.id)), r.feed)
+
+        const second = yield* repo.insert(feed("1002"), 50)
+        assert.strictEqual(second._tag, "Inserted")
+        assert.deepStrictEqual((yield* repo.list(scope)).map((f) => f.feedIdentifier), ["1001", "1002"])
+        assert.strictEqual(yield* repo.count(scope), 2)
+
+        const updated = yield* repo.updateOptions(scope, r.feed.id, { filter_event: null }, null)
+        assert.deepStrictEqual(Option.getOrThrow(updated).webhookOptions, { filter_event: null })
+        assert.isNull(Option.getOrThrow(updated).displayInfo)
+        assert.deepStrictEqual(Option.getOrThrow(yield* repo.find(scope, r.feed.id)), Option.getOrThrow(updated))
+
+        assert.isTrue(yield* repo.remove(scope, r.feed.id))
+        assert.isFalse(yield* repo.remove(scope, r.feed.id))
+        assert.isTrue(Option.isNone(yield* repo.find(scope, r.feed.id)))
+        assert.isTrue(Option.isNone(yield* repo.updateOptions(scope, r.feed.id, {}, null)))
+      }))
+
+    it.effect("same identifier on the same webhook is a duplicate; on another webhook it is not", () =>
+      Effect.gen(function*() {
+        const repo = yield* FeedsRepo
+        const s = { ...scope, module: "video" } as const
+        const first = yield* repo.insert({ ...feed("chan"), module: "video" }, 50)
+        assert.strictEqual(first._tag, "Inserted")
+        assert.strictEqual((yield* repo.insert({ ...feed("chan"), module: "video" }, 50))._tag, "Duplicate")
+        assert.strictEqual((yield* repo.insert({ ...feed("chan", "330000000000000999"), module: "video" }, 50))._tag, "Inserted")
+        // Same identifier and webhook in another module is another feed.
+        assert.strictEqual((yield* repo.insert({ ...feed("chan"), module: "photo" }, 50))._tag, "Inserted")
+        assert.strictEqual(yield* repo.count(s), 2)
+      }))
+
+    it.effect("the limit is checked with the insert: at the limit → LimitReached", () =>
+      Effect.gen(function*() {
+        const repo = yield* FeedsRepo
+        const s = { ...scope, module: "rss" } as const
+        const results = yield* Effect.forEach(
+          ["a", "b", "c", "d", "e"],
+          (id) => repo.transaction(repo.insert({ ...feed(id), module: "rss" }, 3)),
+          { concurrency: "unbounded" }
+        )
+        assert.strictEqual(results.filter((r) => r._tag === "Inserted").length, 3)
+        assert.deepStrictEqual(results.filter((r) => r._tag === "LimitReached"), [
+          { _tag: "LimitReached", limit: 3 },
+          { _tag: "LimitReached", limit: 3 }
+        ])
+        assert.strictEqual(yield* repo.count(s), 3)
+      }))
+
+    it.effect("another server's, bot's or module's feed is invisible", () =>
+      Effect.gen(function*() {
+        const repo = yield* FeedsRepo
+        const r = yield* repo.insert({ ...feed("mine"), module: "forum" }, 50)
+        if (r._tag !== "Inserted") return assert.fail(r._tag)
+        for (const other of [
+          { botId: BOT, serverId: "300000000000000003", module: "forum" },
+          { botId: "200000000000000001", serverId: SERVER, module: "forum" },
+          { botId: BOT, serverId: SERVER, module: "rss" }
+        ] as const) {
+          assert.isTrue(Option.isNone(yield* repo.find(other, r.feed.id)))
+          assert.isTrue(Option.isNone(yield* repo.updateOptions(other, r.feed.id, {}, null)))
+          assert.isFalse(yield* repo.remove(other, r.feed.id))
+          assert.notInclude((yield* repo.list(other)).map((f) => f.id), r.feed.id)
+        }
+        assert.isTrue(Option.isSome(yield* repo.find({ ...scope, module: "forum" }, r.feed.id)))
+      }))
+
+    it.effect("a failure inside transaction rolls the insert back", () =>
+      Effect.gen(function*() {
+        const repo = yield* FeedsRepo
+        const s = { ...scope, module: "microblog" } as const
+        const failed = yield* repo.transaction(
+          Effect.andThen(repo.insert({ ...feed("rolled-back"), module: "microblog" }, 50), Effect.fail(ServiceUnavailable.of("audit down")))
+        ).pipe(Effect.flip)
+        assert.strictEqual(failed._tag, "ServiceUnavailable")
+        assert.strictEqual(yield* repo.count(s), 0)
+      }))
+  })
+}
+
+for (const kind of dbKinds) {
+  layer(FeedsRepo.layerSql.pipe(Layer.provideMerge(testDb(kind))), { excludeTestServices: true })(`feeds table on ${kind}`, (it) => {
+    it.effect("stores the ciphertext only, and jsonb options as objects", () =>
+      Effect.gen(function*() {
+        const repo = yield* FeedsRepo
+        const sql = yield* SqlClient.SqlClient
+        const r = yield* repo.insert(feed("2001"), 50)
+        if (r._tag !== "Inserted") return assert.fail(r._tag)
+        const rows = yield* sql<{ webhook_token_enc: string; webhook_options: unknown }>`
+          SELECT webhook_token_enc, webhook_options FROM feeds WHERE id = ${r.feed.id}`
+        assert.strictEqual(rows[0]?.webhook_token_enc, "v1.k1.nonce.cipher")
+        assert.deepStrictEqual(rows[0]?.webhook_options, feed("2001").webhookOptions)
+      }))
+  })
+}

@@ -1,0 +1,190 @@
+/**
+ * The whole gateway in-process over real HTTP on a free loopback port, with its sandbox platform
+ * mounted: the real Discord client talks to the sandbox over HTTP, exactly as `npm start` does.
+ * Capabilities are either `live` (PGlite or PostgreSQL, memory rate-limit counters) or
+ * `memory` (the deterministic in-memory Test layers of test/layers).
+ */
+import { Context, Effect, Layer, Redacted, References } from "effect"
+import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
+import { HttpApiClient, HttpApiMiddleware } from "effect/http-api"
+import { RateLimiter } from "effect/persistence"
+import { createServer } from "node:net"
+import { Api } from "../../src/http/Api.ts"
+import { Authorization, AuthRateLimit } from "../../src/http/Middleware.ts"
+import type { AppConfigShape } from "../../src/layers/AppConfig.ts"
+import { liveCapabilities, makeApp } from "../../src/layers/App.ts"
+import type { Capabilities } from "../../src/layers/App.ts"
+import { DiscordChatPlatform } from "../../src/layers/DiscordChatPlatform.ts"
+import { ExternalSourcesLive } from "../../src/layers/ExternalSourcesLive.ts"
+import { TaskBoardLive } from "../../src/layers/TaskBoardLive.ts"
+import { SEED } from "../../src/sandbox/Seed.ts"
+import { Bots } from "../../src/services/Bots.ts"
+import { Cipher, generateKey, parseKeyring } from "../../src/services/Cipher.ts"
+import { Readiness } from "../../src/services/Readiness.ts"
+import { AuditLogMemory } from "../layers/AuditLogMemory.ts"
+import { FeedsRepoMemory } from "../layers/FeedsRepoMemory.ts"
+import { FormsRepoMemory } from "../layers/FormsRepoMemory.ts"
+import { TokenStoreMemory } from "../layers/TokenStoreMemory.ts"
+import type { DbKind } from "./Db.ts"
+import { testDb } from "./Db.ts"
+
+export const CLIENT_REDIRECT = "http://127.0.0.1/callback"
+export const UA = "gateway-tests/1.0"
+
+export const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      server.close(() => resolve(port))
+    })
+  })
+
+export const testAppConfig = (port: number, overrides: Partial<AppConfigShape> = {}): AppConfigShape => ({
+  port,
+  host: "127.0.0.1",
+  publicUrl: `http://127.0.0.1:${port}`,
+  databaseUrl: undefined,
+  dataDir: "memory://",
+  redisUrl: undefined,
+  keyring: undefined,
+  discordClientId: undefined,
+  discordClientSecret: undefined,
+  discordApiUrl: "https://discord.com/api/v10",
+  sandbox: true,
+  allowedRedirectUris: [CLIENT_REDIRECT],
+  corsOrigins: [],
+  rateLimitApiPerMinute: 10_000,
+  rateLimitAuthPerHour: 10_000,
+  trustProxy: false,
+  logLevel: "Warn",
+  logFormat: "json",
+  maintenance: false,
+  accessTokenTtlSeconds: 3600,
+  refreshTokenTtlSeconds: 30 * 24 * 3600,
+  temporaryTokenTtlSeconds: 60,
+  signInStateTtlSeconds: 600,
+  upstreamTimeoutMs: 5_000,
+  auditRetentionDays: undefined,
+  tracing: false,
+  ...overrides
+})
+
+/** The deterministic in-memory capabilities; the chat platform, sources and task board stay the live clients against the mounted sandbox. */
+const memoryCapabilities = (config: AppConfigShape) => {
+  const keyring = parseKeyring(generateKey())
+  const http = Layer.mergeAll(
+    DiscordChatPlatform.layer({
+      ...DiscordChatPlatform.sandboxUrls(config.publicUrl),
+      clientId: SEED.oauth.clientId,
+      clientSecret: Redacted.make(SEED.oauth.clientSecret),
+      timeout: config.upstreamTimeoutMs
+    }),
+    ExternalSourcesLive.layer(ExternalSourcesLive.sandboxOptions(config.publicUrl, config.upstreamTimeoutMs)),
+    TaskBoardLive.layer({
+      baseUrl: TaskBoardLive.sandboxBaseUrl(config.publicUrl),
+      pairings: TaskBoardLive.sandboxPairings,
+      timeout: config.upstreamTimeoutMs
+    })
+  ).pipe(Layer.provide(FetchHttpClient.layer))
+  return Layer.mergeAll(
+    TokenStoreMemory,
+    FormsRepoMemory.layer,
+    FeedsRepoMemory,
+    AuditLogMemory,
+    Bots.memory([]),
+    Readiness.layerAlways,
+    Cipher.layer(keyring),
+    RateLimiter.layer.pipe(Layer.provide(RateLimiter.layerStoreMemory)),
+    http
+  ) as unknown as Layer.Layer<Capabilities>
+}
+
+export interface TestAppOptions {
+  readonly capabilities: "memory" | { readonly db: DbKind }
+  readonly config?: Partial<AppConfigShape>
+}
+
+export class TestApp extends Context.Service<TestApp, {
+  readonly url: string
+  readonly config: AppConfigShape
+}>()("test/TestApp") {
+  /** The gateway on a free port. Build with `layer(…, { excludeTestServices: true })`. */
+  static readonly layer = (options: TestAppOptions) =>
+    Layer.unwrap(Effect.gen(function*() {
+      const port = yield* Effect.promise(freePort)
+      const config = testAppConfig(port, options.config)
+      const capabilities = options.capabilities === "memory"
+        ? memoryCapabilities(config)
+        : liveCapabilities(config, parseKeyring(generateKey()), testDb(options.capabilities.db))
+      return makeApp(config, capabilities as Layer.Layer<Capabilities, unknown>).pipe(
+        Layer.merge(Layer.succeed(TestApp, TestApp.of({ url: config.publicUrl, config }))),
+        // The access log and start-up lines would drown the test output.
+        Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn"))
+      )
+    }))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Clients
+// ---------------------------------------------------------------------------------------------
+
+export interface Tokens {
+  readonly access_token: string
+  readonly refresh_token: string
+}
+
+/** A raw request to the gateway with a User-Agent (and a token when given). */
+export const raw = (init: RequestInit & { readonly token?: string }, path: string) =>
+  Effect.gen(function*() {
+    const app = yield* TestApp
+    const headers = new Headers(init.headers)
+    if (!headers.has("user-agent")) headers.set("user-agent", UA)
+    if (init.token !== undefined) headers.set("authorization", `Bearer ${init.token}`)
+    return yield* Effect.promise(() => fetch(app.url + path, { ...init, headers, redirect: "manual" }))
+  })
+
+export const json = (res: Response) => Effect.promise(() => res.json() as Promise<any>)
+
+/**
+ * Signs in as a seeded user through the real flow: login → sandbox authorize (login_hint) →
+ * callback → client redirect → POST /auth/idp/token.
+ */
+export const signIn = (userId: string) =>
+  Effect.gen(function*() {
+    const login = yield* raw({}, `/auth/idp/login?redirect_uri=${encodeURIComponent(CLIENT_REDIRECT)}&state=xyz`)
+    if (login.status !== 307) throw new Error(`login answered ${login.status}: ${yield* Effect.promise(() => login.text())}`)
+    const cookie = login.headers.get("set-cookie")!.split(";")[0]!
+    const authorize = yield* Effect.promise(() =>
+      fetch(`${login.headers.get("location")!}&login_hint=${userId}`, { redirect: "manual" })
+    )
+    const callback = yield* Effect.promise(() =>
+      fetch(authorize.headers.get("location")!, { redirect: "manual", headers: { cookie, "user-agent": UA } })
+    )
+    const location = new URL(callback.headers.get("location")!)
+    const code = location.searchParams.get("code")
+    if (code === null) throw new Error(`sign-in failed: ${location}`)
+    const token = yield* raw({ method: "POST", headers: { authorization: code } }, "/auth/idp/token")
+    return (yield* json(token)) as Tokens
+  })
+
+/** The typed client derived from the same HttpApi, adding the given access token. */
+export const typedClient = (accessToken: string | undefined) =>
+  Effect.gen(function*() {
+    const app = yield* TestApp
+    return yield* HttpApiClient.make(Api, {
+      transformClient: (client) =>
+        client.pipe(HttpClient.mapRequest((r) =>
+          HttpClientRequest.setHeader(HttpClientRequest.prependUrl(r, app.url), "user-agent", UA)
+        ))
+    }).pipe(
+      Effect.provide(Layer.mergeAll(
+        HttpApiMiddleware.layerClient(Authorization, ({ next, request }) =>
+          next(accessToken === undefined ? request : HttpClientRequest.bearerToken(request, accessToken))),
+        HttpApiMiddleware.layerClient(AuthRateLimit, ({ next, request }) => next(request)),
+        FetchHttpClient.layer
+      ))
+    )
+  })
