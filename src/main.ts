@@ -29,7 +29,7 @@ const program = Effect.gen(function*() {
       ? `sandbox mode: the chat platform, sources and task board are served at ${config.publicUrl}/sandbox`
       : "platform mode: talking to the configured chat platform"
   )
-  yield* Effect.logInfo(`listening on ${config.publicUrl} (docs at ${config.publicUrl}/docs)`)
+  yield* Effect.logInfo(`public URL ${config.publicUrl}; interactive docs at ${config.publicUrl}/docs`)
   return yield* Layer.launch(AppLive(config, keyring))
 })
 

@@ -5,9 +5,9 @@
  *   checks, unknown routes (404), time-outs (408), defects (500 without internals), and any non-JSON
  *   error answer of the framework re-dressed as the envelope.
  */
-import { Cause, Effect, Option, Result, SchemaIssue } from "effect"
+import { ByteSize, Cause, Effect, Option, Result, SchemaIssue } from "effect"
 import type { Types } from "effect"
-import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiMiddleware } from "effect/http-api"
 import type { HttpApiError } from "effect/http-api"
 import { randomUUID } from "node:crypto"
@@ -122,6 +122,8 @@ export const GlobalMiddleware = (options: GlobalOptions) =>
       const guarded = guard()
       let response: HttpServerResponse.HttpServerResponse = guarded ?? (yield* app.pipe(
         Effect.provideService(HttpServerRequest.HttpServerRequest, request),
+        // A body without Content-Length (chunked) is cut off at the limit too: 413, not read further.
+        Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(MAX_BODY_BYTES)),
         Effect.timeoutOrElse({
           duration: options.requestTimeoutMs,
           orElse: () => Effect.succeed(envelope(408, "The request took too long; retry."))

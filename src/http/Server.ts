@@ -30,5 +30,6 @@ export const AssetRoutes = HttpRouter.use(Effect.fn(function*(router) {
  */
 export const serve = <E, R>(routes: Layer.Layer<never, E, R>, options: { readonly port: number; readonly host: string }) =>
   Layer.unwrap(Effect.map(HttpRouter.toHttpEffect(routes), (app) => HttpServer.serve(app))).pipe(
+    HttpServer.withLogAddress,
     Layer.provide(NodeHttpServer.layer(createServer, { port: options.port, host: options.host }))
   )

@@ -19,6 +19,7 @@ import { FormsHandlers } from "../http/handlers/Forms.ts"
 import { GeneralHandlers } from "../http/handlers/General.ts"
 import { OpsHandlers } from "../http/handlers/Ops.ts"
 import { AssetRoutes, DocsRoutes, serve } from "../http/Server.ts"
+import { SandboxCallbackRoute } from "../sandbox/Callback.ts"
 import { SandboxRoutes } from "../sandbox/Sandbox.ts"
 import { BOT1_ID, BOT2_ID, SEED } from "../sandbox/Seed.ts"
 import { AuditLogSql } from "../services/AuditLogSql.ts"
@@ -140,8 +141,15 @@ export const routes = (config: AppConfigShape) => {
     api,
     DocsRoutes,
     AssetRoutes,
-    config.sandbox ? SandboxRoutes : Layer.empty,
-    GlobalMiddleware({ maintenance: config.maintenance, requestTimeoutMs: 30_000, accessLog: true })
+    config.sandbox ? Layer.merge(SandboxRoutes, SandboxCallbackRoute) : Layer.empty,
+    GlobalMiddleware({ maintenance: config.maintenance, requestTimeoutMs: 30_000, accessLog: true }),
+    config.corsOrigins.length === 0 ? Layer.empty : HttpRouter.cors({
+      allowedOrigins: config.corsOrigins,
+      allowedMethods: ["GET", "POST", "PATCH", "DELETE"],
+      allowedHeaders: ["authorization", "x-access-token", "x-refresh-token", "x-code-verifier", "content-type", "x-request-id"],
+      exposedHeaders: ["ratelimit", "ratelimit-policy", "retry-after", "x-request-id"],
+      maxAge: 600
+    })
   ) as Layer.Layer<never, never, HttpRouter.HttpRouter>
 }
 

@@ -33,7 +33,6 @@ export interface AppConfigShape {
   readonly signInStateTtlSeconds: number
   readonly upstreamTimeoutMs: number
   readonly auditRetentionDays: number | undefined
-  readonly tracing: boolean
 }
 
 export class AppConfig extends Context.Service<AppConfig, AppConfigShape>()("gateway/AppConfig") {}
@@ -78,8 +77,10 @@ const raw = Config.all({
   temporaryTokenTtlSeconds: positiveInt("TEMPORARY_TOKEN_TTL_SECONDS", 60),
   signInStateTtlSeconds: positiveInt("SIGN_IN_STATE_TTL_SECONDS", 600),
   upstreamTimeoutMs: positiveInt("UPSTREAM_TIMEOUT_MS", 10_000),
-  auditRetentionDays: Config.option(positiveInt("AUDIT_RETENTION_DAYS", 1)).pipe(Config.map(Option.getOrUndefined)),
-  tracing: Config.Boolean("TRACING").pipe(Config.withDefault(false))
+  auditRetentionDays: Config.option(Config.Int("AUDIT_RETENTION_DAYS")).pipe(
+    Config.map(Option.getOrUndefined),
+    Config.map((n) => n === undefined || n > 0 ? n : invalid("AUDIT_RETENTION_DAYS", `expected a positive number of days, got ${n}`))
+  ),
 })
 
 export class ConfigInvalid extends Schema.TaggedError<ConfigInvalid>()("ConfigInvalid", { message: Schema.String }) {}
@@ -102,12 +103,23 @@ const check = (c: Config.Success<typeof raw>): AppConfigShape => {
   const { tokenKey: _k, ...rest } = c
   const publicUrl = (c.publicUrl ?? `http://${c.host.includes(":") ? `[${c.host}]` : c.host}:${c.port}`).replace(/\/+$/, "")
   if (!/^https?:\/\/[^/]+/.test(publicUrl)) invalid("PUBLIC_URL", `expected an http(s) URL, got ${publicUrl}`)
-  return { ...rest, sandbox, keyring, publicUrl }
+  // In sandbox mode without an allowlist, sign-ins may land on the sandbox's own page or a local client.
+  const allowedRedirectUris = sandbox && c.allowedRedirectUris.length === 0
+    ? [`${publicUrl}/sandbox/callback`, "http://127.0.0.1/callback", "http://localhost/callback"]
+    : c.allowedRedirectUris
+  return { ...rest, sandbox, keyring, publicUrl, allowedRedirectUris }
+}
+
+/** `SchemaError(Expected … number\n  at ["PORT"])` → `PORT: expected … number`. */
+const oneLine = (message: string) => {
+  const at = /at \["([A-Z0-9_]+)"\]/.exec(message)?.[1]
+  const what = message.replace(/^SchemaError\(/, "").split("\n")[0]!.replace(/\)$/, "").trim()
+  return at === undefined ? what : `${at}: ${what.charAt(0).toLowerCase()}${what.slice(1)}`
 }
 
 /** Reads and checks the configuration; the failure is one line naming the variable. */
 export const loadConfig: Effect.Effect<AppConfigShape, ConfigInvalid> = raw.pipe(
-  Effect.mapError((e) => new ConfigInvalid({ message: String(e.message ?? e) })),
+  Effect.mapError((e) => new ConfigInvalid({ message: oneLine(String(e.message ?? e)) })),
   Effect.flatMap((c) =>
     Effect.try({
       try: () => check(c),

@@ -147,7 +147,7 @@ export interface SeedWebhook {
 
 // ---- data ---------------------------------------------------------------------------------------
 
-const users: ReadonlyArray<SeedUser> = [
+const users: Array<SeedUser> = [
   {
     id: ALICE_ID,
     username: "alice",
@@ -176,6 +176,24 @@ const users: ReadonlyArray<SeedUser> = [
     email: "carol@sandbox.invalid"
   }
 ]
+
+/**
+ * Extra users for load tests (`SANDBOX_EXTRA_USERS=N`, at most 10,000): `loadN`, ids
+ * `11` + 16 digits, members of S1 with its Moderators role (MANAGE_GUILD, VIEW_AUDIT_LOG).
+ */
+export const extraUsers = (count: number): ReadonlyArray<SeedUser> =>
+  Array.from({ length: Math.max(0, Math.min(10_000, Math.floor(count))) }, (_, i) => ({
+    id: `11${String(i + 1).padStart(16, "0")}`,
+    username: `load${i + 1}`,
+    discriminator: "0" as const,
+    global_name: `Load ${i + 1}`,
+    avatar: `10ad${String(i + 1).padStart(28, "0")}`,
+    locale: "en-US",
+    email: `load${i + 1}@sandbox.invalid`
+  }))
+
+const extra = extraUsers(Number(globalThis.process?.env?.["SANDBOX_EXTRA_USERS"] ?? 0) || 0)
+users.push(...extra)
 
 const bots: ReadonlyArray<SeedBot> = [
   { id: BOT1_ID, name: "FormsBot", username: "FormsBot", token: BOT1_TOKEN, avatar: "f0000000000000000000000000000b01" },
@@ -234,7 +252,8 @@ const guilds: ReadonlyArray<SeedGuild> = [
       { userId: ALICE_ID, roles: [] },
       { userId: BOB_ID, roles: [roleId(1, 2)] },
       { userId: BOT1_ID, roles: [roleId(1, 3)] },
-      { userId: BOT2_ID, roles: [roleId(1, 4)] }
+      { userId: BOT2_ID, roles: [roleId(1, 4)] },
+      ...extra.map((u) => ({ userId: u.id, roles: [roleId(1, 1)] }))
     ],
     channels: channels(1),
     taskboardTeam: S1_TASKBOARD_TEAM

@@ -35,7 +35,6 @@ export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigSh
   signInStateTtlSeconds: 600,
   upstreamTimeoutMs: 10_000,
   auditRetentionDays: undefined,
-  tracing: false,
   ...overrides
 })
 

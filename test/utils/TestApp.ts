@@ -5,12 +5,10 @@
  * `memory` (the deterministic in-memory Test layers of test/layers).
  */
 import { Context, Effect, Layer, Redacted, References } from "effect"
-import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
-import { HttpApiClient, HttpApiMiddleware } from "effect/http-api"
+import { FetchHttpClient } from "effect/http"
 import { RateLimiter } from "effect/persistence"
 import { createServer } from "node:net"
-import { Api } from "../../src/http/Api.ts"
-import { Authorization, AuthRateLimit } from "../../src/http/Middleware.ts"
+import { makeClient } from "../../src/http/client.ts"
 import type { AppConfigShape } from "../../src/layers/AppConfig.ts"
 import { liveCapabilities, makeApp } from "../../src/layers/App.ts"
 import type { Capabilities } from "../../src/layers/App.ts"
@@ -68,7 +66,6 @@ export const testAppConfig = (port: number, overrides: Partial<AppConfigShape> =
   signInStateTtlSeconds: 600,
   upstreamTimeoutMs: 5_000,
   auditRetentionDays: undefined,
-  tracing: false,
   ...overrides
 })
 
@@ -170,21 +167,6 @@ export const signIn = (userId: string) =>
     return (yield* json(token)) as Tokens
   })
 
-/** The typed client derived from the same HttpApi, adding the given access token. */
+/** The package's typed client (src/http/client.ts), pointed at the test server. */
 export const typedClient = (accessToken: string | undefined) =>
-  Effect.gen(function*() {
-    const app = yield* TestApp
-    return yield* HttpApiClient.make(Api, {
-      transformClient: (client) =>
-        client.pipe(HttpClient.mapRequest((r) =>
-          HttpClientRequest.setHeader(HttpClientRequest.prependUrl(r, app.url), "user-agent", UA)
-        ))
-    }).pipe(
-      Effect.provide(Layer.mergeAll(
-        HttpApiMiddleware.layerClient(Authorization, ({ next, request }) =>
-          next(accessToken === undefined ? request : HttpClientRequest.bearerToken(request, accessToken))),
-        HttpApiMiddleware.layerClient(AuthRateLimit, ({ next, request }) => next(request)),
-        FetchHttpClient.layer
-      ))
-    )
-  })
+  Effect.flatMap(TestApp, (app) => makeClient({ baseUrl: app.url, accessToken, userAgent: UA }))
