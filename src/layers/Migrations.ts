@@ -2,10 +2,11 @@
 import { Effect, Layer } from "effect"
 import { Migrator } from "effect/sql"
 import initial from "./migrations/0001_initial.ts"
+import audit from "./migrations/0004_audit.ts"
 
 export const migrations = {
   "0001_initial": initial,
-  "0004_audit": Effect.flatMap(Effect.promise(() => import("./migrations/0004_audit.ts")), (m) => m.default)
+  "0004_audit": audit
 }
 
 const run = Migrator.make({})

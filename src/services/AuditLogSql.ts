@@ -80,9 +80,12 @@ export const AuditLogSql = Layer.effect(
               ...(Number.isFinite(b) ? [sql`bucket < ${b}`] : [])
             ])
           )
-        return clip.length === 0 ? Effect.succeed([]) : sql<{ bucket: bigint; n: bigint; c: bigint }>`
-          SELECT bucket, n, ${column} AS c FROM audit_counts
-          WHERE ${sql.and([...owner, sql`level = ${level}`, sql.or(clip)])} ORDER BY bucket DESC`.pipe(
+        // One index range scan per range (an OR of ranges can turn into a scan of every bucket of the level).
+        const scans = clip.map((range) =>
+          sql`SELECT bucket, n, ${column} AS c FROM audit_counts WHERE ${sql.and([...owner, sql`level = ${level}`, range])}`
+        )
+        return scans.length === 0 ? Effect.succeed([]) : sql<{ bucket: bigint; n: bigint; c: bigint }>`
+          SELECT * FROM (${sql.join(" UNION ALL ", false)(scans)}) AS b ORDER BY bucket DESC`.pipe(
           Effect.map((rows) =>
             rows.map((r): Node => {
               const from = Number(r.bucket) * LEVEL_MS[level]!

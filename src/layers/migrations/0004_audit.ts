@@ -9,6 +9,7 @@ import { SqlClient } from "effect/sql"
  * counted or skipped more than AUDIT_DENSE entries (or one hour) at a time through the index.
  * Row triggers keep this exact in the transaction of every insert or delete.
  * `audit_at` lets the retention job find expired entries without scanning the table.
+ * Queries use (server, bot, at DESC, id DESC) and, with a module, (module, server, bot, at DESC, id DESC).
  */
 export const AUDIT_DENSE = 1000
 export const AUDIT_LEVEL_SECONDS = [3600, 86400, 2764800] as const
@@ -77,6 +78,10 @@ export default Effect.gen(function*() {
     PRIMARY KEY (server_id, bot_id, level, bucket)
   )`)
   yield* sql`CREATE INDEX audit_at ON audit_entries (at)`
+  // Module first: with (server, bot, module, at) a cached generic plan of an all-modules query may
+  // pick that index and scan every entry of the server; a leading module column rules it out.
+  yield* sql`DROP INDEX audit_server_module_time`
+  yield* sql`CREATE INDEX audit_module_server_time ON audit_entries (module_name, server_id, bot_id, at DESC, id DESC)`
   // Exact (numeric) epoch: the bucket of an entry one microsecond before a boundary stays below it.
   yield* sql.unsafe(`CREATE FUNCTION audit_bucket(at timestamptz, level integer) RETURNS bigint
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
