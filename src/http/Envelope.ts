@@ -5,7 +5,7 @@
  *   checks, unknown routes (404), time-outs (408), defects (500 without internals), and any non-JSON
  *   error answer of the framework re-dressed as the envelope.
  */
-import { ByteSize, Cause, Effect, Option, Result, SchemaIssue } from "effect"
+import { ByteSize, Cause, Effect, LogLevel, Option, Result, SchemaIssue } from "effect"
 import type { Types } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiMiddleware } from "effect/http-api"
@@ -137,11 +137,16 @@ export const GlobalMiddleware = (options: GlobalOptions) =>
       if (response.status === 401) {
         response = HttpServerResponse.setHeader(response, "www-authenticate", 'Bearer error="invalid_token"')
       }
+      if ((response.status === 503 || response.status === 429) && response.headers["retry-after"] === undefined) {
+        const seconds = retryAfterOf(response)
+        if (seconds !== undefined) response = HttpServerResponse.setHeader(response, "retry-after", String(seconds))
+      }
       if (url.startsWith("/auth/idp/token")) {
         response = HttpServerResponse.setHeaders(response, { "cache-control": "no-store", pragma: "no-cache" })
       }
       response = HttpServerResponse.setHeader(response, "x-request-id", requestId)
-      if (options.accessLog) {
+      // Below Info (e.g. LOG_LEVEL=Warn) the line is not built at all.
+      if (options.accessLog && (yield* LogLevel.isEnabled("Info"))) {
         const status = response.status
         yield* Effect.logInfo("request").pipe(
           Effect.annotateLogs({
@@ -156,6 +161,18 @@ export const GlobalMiddleware = (options: GlobalOptions) =>
       return response
     }) as Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>,
   { global: true })
+
+/** `additionalProperties.retry_after` of an envelope (ServiceUnavailable.of(…, seconds)), for the Retry-After header. */
+const retryAfterOf = (res: HttpServerResponse.HttpServerResponse): number | undefined => {
+  if (res.body._tag !== "Uint8Array" || !isJson(res)) return undefined
+  try {
+    const body = JSON.parse(new TextDecoder().decode(res.body.body)) as { errors?: Array<{ additionalProperties?: { retry_after?: unknown } }> }
+    const value = body.errors?.find((e) => typeof e.additionalProperties?.retry_after === "number")?.additionalProperties?.retry_after
+    return typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.max(1, Math.ceil(value)) : undefined
+  } catch {
+    return undefined
+  }
+}
 
 const fromCause = (cause: Cause.Cause<unknown>, requestId: string): HttpServerResponse.HttpServerResponse => {
   const found = Cause.findDefect(cause)

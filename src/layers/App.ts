@@ -4,8 +4,8 @@
  * Tests swap the capabilities (test/utils/TestApp.ts); everything above them is the same code.
  */
 import { NodeRedis } from "@effect/platform-node"
-import { Effect, Layer, Redacted } from "effect"
-import { FetchHttpClient, HttpRouter } from "effect/http"
+import { Effect, Layer, Redacted, References } from "effect"
+import { FetchHttpClient, HttpMiddleware, HttpRouter } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { RateLimiter } from "effect/persistence"
 import type { SqlClient } from "effect/sql"
@@ -36,6 +36,7 @@ import { FormsRepo } from "../services/FormsRepo.ts"
 import { PlatformSession } from "../services/PlatformSession.ts"
 import { Readiness } from "../services/Readiness.ts"
 import { TaskboardPairings } from "../services/TaskboardPairings.ts"
+import { layerCached as TokenStoreCached } from "../services/TokenStoreCached.ts"
 import { layerSql as TokenStoreSql } from "../services/TokenStoreSql.ts"
 import { AppConfig } from "./AppConfig.ts"
 import type { AppConfigShape } from "./AppConfig.ts"
@@ -44,6 +45,10 @@ import { DiscordChatPlatform } from "./DiscordChatPlatform.ts"
 import { ExternalSourcesLive } from "./ExternalSourcesLive.ts"
 import { TaskBoardLive } from "./TaskBoardLive.ts"
 
+// Every module request needs the signed-in user (the audit actor): one GET /users/@me per user per
+// 10 s instead of one per request (which would also exceed the platform's 50 requests/s per token).
+const cacheTtl = { me: "10 seconds" } as const
+
 /** The platform's OAuth client: the configured one, or the sandbox's. */
 const platformOptions = (config: AppConfigShape) =>
   config.sandbox
@@ -51,13 +56,15 @@ const platformOptions = (config: AppConfigShape) =>
       ...DiscordChatPlatform.sandboxUrls(config.publicUrl),
       clientId: SEED.oauth.clientId,
       clientSecret: Redacted.make(SEED.oauth.clientSecret),
-      timeout: config.upstreamTimeoutMs
+      timeout: config.upstreamTimeoutMs,
+      cacheTtl
     }
     : {
       baseUrl: config.discordApiUrl,
       clientId: config.discordClientId!,
       clientSecret: config.discordClientSecret!,
-      timeout: config.upstreamTimeoutMs
+      timeout: config.upstreamTimeoutMs,
+      cacheTtl
     }
 
 /** Counters of the gateway's own limits and of the platform's global budget: Redis, or memory. */
@@ -86,7 +93,8 @@ export const liveCapabilities = (
   const { chat, limiter } = counters(config)
   const cipher = Cipher.layer(keyring)
   const sql = Layer.mergeAll(
-    TokenStoreSql,
+    // Resolved tokens are kept 5 s per instance (revocations through this instance apply at once).
+    TokenStoreCached(5_000).pipe(Layer.provide(TokenStoreSql)),
     FormsRepo.layerSql,
     FeedsRepo.layerSql,
     AuditLogSql,
@@ -156,9 +164,18 @@ export const routes = (config: AppConfigShape) => {
 /** What the services need from the outside world. */
 export type Capabilities = Layer.Success<ReturnType<typeof liveCapabilities>>
 
+/**
+ * No span exporter is configured, so spans have no consumer: neither the per-request span nor any
+ * `withSpan` is recorded (building them cost ~10% of a cached read's CPU). Remove with an exporter.
+ */
+const NoTracing = Layer.mergeAll(
+  Layer.succeed(References.TracerEnabled, false),
+  Layer.succeed(HttpMiddleware.TracerDisabledWhen, () => true)
+)
+
 /** The server over the given capabilities (live ones in production, test ones in tests). */
 export const makeApp = <E>(config: AppConfigShape, capabilities: Layer.Layer<Capabilities, E, AppConfig>) => {
-  const app = serve(routes(config), { port: config.port, host: config.host })
+  const app = serve(routes(config), { port: config.port, host: config.host }).pipe(Layer.provide(NoTracing))
   return Layer.mergeAll(app, config.sandbox ? SandboxBots : Layer.empty).pipe(
     Layer.provide(services),
     Layer.provideMerge(capabilities),

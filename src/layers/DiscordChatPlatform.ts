@@ -44,6 +44,8 @@ export interface DiscordChatPlatformOptions {
     readonly webhooks?: Duration.Input | undefined
     /** GET /users/@me and GET /webhooks/{id}/{token}. Default 0. */
     readonly user?: Duration.Input | undefined
+    /** GET /users/@me alone (user and bot), when it should differ from `user`. Default: `user`. */
+    readonly me?: Duration.Input | undefined
   } | undefined
   /** Entries per cache. Default 10,000. */
   readonly cacheCapacity?: number | undefined
@@ -189,7 +191,8 @@ const make = Effect.fnUntraced(function*(options: DiscordChatPlatformOptions) {
     guildList: options.cacheTtl?.guildList ?? "30 seconds",
     guild: options.cacheTtl?.guild ?? "60 seconds",
     webhooks: options.cacheTtl?.webhooks ?? "30 seconds",
-    user: options.cacheTtl?.user ?? 0
+    user: options.cacheTtl?.user ?? 0,
+    me: options.cacheTtl?.me ?? options.cacheTtl?.user ?? 0
   }
 
   /** One attempt: send and read the whole body within the timeout. */
@@ -290,13 +293,24 @@ const make = Effect.fnUntraced(function*(options: DiscordChatPlatformOptions) {
   const get = (auth: Auth, route: string, path: string, major = "") =>
     ({ method: "GET", path, auth, target: { identity: identityOf(auth), route: `GET ${route}`, major } }) as const
 
+  // Tokens arrive as the same Redacted objects request after request (bot registry, decrypted
+  // platform tokens): hash each once.
+  const hashes = new WeakMap<Redacted.Redacted<string>, string>()
+  const hashOf = (token: Redacted.Redacted<string>) => {
+    let hash = hashes.get(token)
+    if (hash === undefined) {
+      hash = tokenHash(Redacted.value(token))
+      hashes.set(token, hash)
+    }
+    return hash
+  }
   const keyOf = (kind: "Bot" | "Bearer", what: string, token: Redacted.Redacted<string>, arg = "") =>
-    new Key(`${kind}:${tokenHash(Redacted.value(token))}:${what}:${arg}`, token, arg)
+    new Key(`${kind}:${hashOf(token)}:${what}:${arg}`, token, arg)
 
-  const currentUser = yield* cached(ttl.user, (k) => request(get(bearer(k.token), "/users/@me", "/users/@me"), User))
+  const currentUser = yield* cached(ttl.me, (k) => request(get(bearer(k.token), "/users/@me", "/users/@me"), User))
   const userGuilds = yield* cached(ttl.guildList, (k) =>
     request(get(bearer(k.token), "/users/@me/guilds", "/users/@me/guilds"), Schema.Array(GuildSummary)))
-  const botUser = yield* cached(ttl.user, (k) => request(get(bot(k.token), "/users/@me", "/users/@me"), User))
+  const botUser = yield* cached(ttl.me, (k) => request(get(bot(k.token), "/users/@me", "/users/@me"), User))
   const botGuilds = yield* cached(ttl.guildList, (k) =>
     request(get(bot(k.token), "/users/@me/guilds", "/users/@me/guilds"), Schema.Array(GuildSummary)))
   const guild = yield* cached(ttl.guild, (k) =>

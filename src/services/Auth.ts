@@ -358,15 +358,22 @@ export class Auth extends Context.Service<Auth, {
           return fresh.access_token
         }).pipe(Effect.catchTag("CipherError", platformDown))
 
+      const decrypted = new Map<string, { readonly enc: string; readonly token: Redacted.Redacted<string> }>()
       const platformToken: Auth["Service"]["platformToken"] = (principal) =>
         Effect.gen(function*() {
           const current = yield* store.platformTokens(principal.familyId)
           if (current === undefined) return yield* unauthorized("The sign-in was revoked; sign in again.")
           const at = yield* now
           if (current.expiresAt.getTime() - at.getTime() > PLATFORM_SKEW_MS) {
-            return yield* cipher.decrypt(current.accessEnc, familyAad(principal.familyId, "platform_access")).pipe(
+            // A ciphertext (under its family's aad) always decrypts to the same token: decrypt it once.
+            const known = decrypted.get(principal.familyId)
+            if (known !== undefined && known.enc === current.accessEnc) return known.token
+            const token = yield* cipher.decrypt(current.accessEnc, familyAad(principal.familyId, "platform_access")).pipe(
               Effect.catchTag("CipherError", platformDown)
             )
+            if (decrypted.size >= 10_000) decrypted.clear()
+            decrypted.set(principal.familyId, { enc: current.accessEnc, token })
+            return token
           }
           const running = inflight.get(principal.familyId)
           if (running !== undefined) return yield* Deferred.await(running)

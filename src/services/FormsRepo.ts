@@ -68,8 +68,9 @@ export class FormsRepo extends Context.Service<FormsRepo, {
 
     return FormsRepo.of({
       list: (scope) =>
-        db(sql<FormRow>`SELECT ${columns} FROM forms WHERE bot_id = ${scope.botId} AND server_id = ${scope.serverId}
-          ORDER BY workflow_id`).pipe(
+        // Only the summary's columns: the list is the hot read of the module.
+        db(sql<Pick<FormRow, "workflow_id" | "title" | "color_hex" | "flags">>`SELECT workflow_id, title, color_hex, flags
+          FROM forms WHERE bot_id = ${scope.botId} AND server_id = ${scope.serverId} ORDER BY workflow_id`).pipe(
           Effect.map((rows) => rows.map((r) => {
             const flags = toFlags(r.flags)
             return {

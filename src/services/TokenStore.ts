@@ -88,6 +88,8 @@ export type RotateResult =
   | { readonly _tag: "Invalid" }
 
 export interface TokenInfo {
+  /** The token's family (sign-in). */
+  readonly familyId: string
   readonly issuedAt: Date
   readonly expiresAt: Date
   readonly expired: boolean

@@ -184,14 +184,14 @@ export const layerSql = Layer.effect(
       checkAccess: (token) =>
         Effect.gen(function*() {
           const at = yield* now
-          const rows = yield* sql<{ issued_at: Date; expires_at: Date }>`
-            SELECT t.issued_at, t.expires_at FROM tokens t JOIN token_families f ON f.id = t.family_id
+          const rows = yield* sql<{ family_id: string; issued_at: Date; expires_at: Date }>`
+            SELECT t.family_id, t.issued_at, t.expires_at FROM tokens t JOIN token_families f ON f.id = t.family_id
             WHERE t.token_sha256 = ${sha256Hex(token)} AND t.kind = 'access' AND t.revoked_at IS NULL
               AND f.revoked_at IS NULL`
           const row = rows[0]
           return row === undefined
             ? undefined
-            : { issuedAt: row.issued_at, expiresAt: row.expires_at, expired: row.expires_at.getTime() <= at.getTime() }
+            : { familyId: row.family_id, issuedAt: row.issued_at, expiresAt: row.expires_at, expired: row.expires_at.getTime() <= at.getTime() }
         }).pipe(unavailable),
 
       revokeByAccess: (token) =>

@@ -2,6 +2,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
+import { layerCached } from "../../src/services/TokenStoreCached.ts"
 import { layerSql } from "../../src/services/TokenStoreSql.ts"
 import { newSecret, newToken, TokenStore } from "../../src/services/TokenStore.ts"
 import type { NewToken, TokenKind } from "../../src/services/TokenStore.ts"
@@ -192,4 +193,5 @@ const suite = (name: string, storeLayer: Layer.Layer<TokenStore, unknown>) =>
   })
 
 suite("memory", TokenStoreMemory)
+suite("memory, cached", layerCached(60_000).pipe(Layer.provide(TokenStoreMemory)))
 for (const kind of dbKinds) suite(kind, layerSql.pipe(Layer.provideMerge(testDb(kind))))

@@ -154,7 +154,7 @@ export const makeTokenStoreMemory = Effect.sync(() => {
       Effect.map(now, (at) => {
         const r = t.tokens.get(sha256Hex(token))
         if (r === undefined || r.kind !== "access" || r.revokedAt !== undefined || !live(r.familyId)) return undefined
-        return { issuedAt: r.issuedAt, expiresAt: r.expiresAt, expired: r.expiresAt.getTime() <= at.getTime() }
+        return { familyId: r.familyId, issuedAt: r.issuedAt, expiresAt: r.expiresAt, expired: r.expiresAt.getTime() <= at.getTime() }
       }),
     revokeByAccess: (token) =>
       Effect.map(now, (at) => {

@@ -1,0 +1,543 @@
+// `npm run bench [-- --quick]`: the gateway against a bare node:http ceiling and a Fastify + pg
+// twin, in one run, each in its own process, with autocannon in a further process. Scenarios S1–S7
+// (bench/README.md). Writes a table to stdout and bench/results/latest.json.
+//
+// Env: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres; the bench creates and
+// drops its own database `gateway_bench` there), BENCH_LOG_LEVEL (gateway LOG_LEVEL, default Warn),
+// BENCH_ROUNDS, BENCH_SECONDS, BENCH_WARMUP, BENCH_CONNECTIONS, BENCH_AUDIT_ROWS.
+import { spawn } from "node:child_process"
+import { createHash, randomBytes } from "node:crypto"
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
+import { cpus, tmpdir, totalmem } from "node:os"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import pg from "pg"
+
+const root = fileURLToPath(new URL("..", import.meta.url))
+const quick = process.argv.includes("--quick")
+const num = (name, fallback) => (process.env[name] !== undefined ? Number(process.env[name]) : fallback)
+const ROUNDS = num("BENCH_ROUNDS", quick ? 1 : 3)
+const SECONDS = num("BENCH_SECONDS", quick ? 2 : 10)
+const WARMUP = num("BENCH_WARMUP", quick ? 1 : 3)
+const CONNECTIONS = num("BENCH_CONNECTIONS", 50)
+const AUDIT_ROWS = num("BENCH_AUDIT_ROWS", quick ? 100_000 : 1_000_000)
+const STARTS = quick ? 1 : 3
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? "Warn"
+const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
+const BENCH_DB = "gateway_bench"
+const EXTRA_USERS = 50
+const UA = "gateway-bench/1.0"
+
+const BOT1 = "200000000000000001"
+const S1 = "300000000000000001"
+const S2 = "300000000000000002"
+const ALICE = "100000000000000001"
+const S1_TEXT = "310000000000000102"
+const extraUserId = (i) => `11${String(i).padStart(16, "0")}`
+
+const t0 = performance.now()
+const log = (msg) => process.stderr.write(`[bench ${((performance.now() - t0) / 1000).toFixed(1)}s] ${msg}\n`)
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
+const median = (xs) => {
+  const s = xs.filter((x) => x !== undefined && !Number.isNaN(x)).sort((a, b) => a - b)
+  if (s.length === 0) return undefined
+  const m = Math.floor(s.length / 2)
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
+}
+
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const srv = createServer()
+    srv.once("error", reject)
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address()
+      srv.close(() => resolve(port))
+    })
+  })
+
+const workDir = mkdtempSync(join(tmpdir(), "gateway-bench-"))
+const children = new Set()
+const spawnProc = (name, args, env = {}) => {
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  const logFile = join(workDir, `${name}.log`)
+  let tail = ""
+  const keep = (chunk) => {
+    tail = (tail + chunk.toString()).slice(-4000)
+  }
+  child.stdout.on("data", keep)
+  child.stderr.on("data", keep)
+  child.tail = () => tail
+  child.logFile = logFile
+  children.add(child)
+  child.once("exit", () => children.delete(child))
+  return child
+}
+const stop = (child) =>
+  new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve()
+    const timer = setTimeout(() => child.kill("SIGKILL"), 5000)
+    child.once("exit", () => {
+      clearTimeout(timer)
+      resolve()
+    })
+    child.kill("SIGTERM")
+  })
+const cleanup = () => {
+  for (const c of children) c.kill("SIGKILL")
+}
+process.on("exit", cleanup)
+process.on("SIGINT", () => process.exit(130))
+
+const waitFor = async (url, child, timeoutMs = 30_000, interval = 5, anyStatus = false) => {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${url}: process exited ${child.exitCode}\n${child.tail()}`)
+    try {
+      const res = await fetch(url, { headers: { "user-agent": UA } })
+      await res.arrayBuffer()
+      if (res.status === 200 || anyStatus) return
+    } catch {}
+    await sleep(interval)
+  }
+  throw new Error(`${url} not ready within ${timeoutMs} ms\n${child.tail()}`)
+}
+
+const rssMiB = (pid) => {
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"))
+    return Math.round(Number(line.split(/\s+/)[1]) / 1024)
+  } catch {
+    return undefined
+  }
+}
+
+// ---- database -------------------------------------------------------------------------------------
+
+const withUrlDb = (url, db) => {
+  const u = new URL(url)
+  u.pathname = `/${db}`
+  return u.toString()
+}
+
+const prepareDatabase = async () => {
+  const admin = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 3000 })
+  try {
+    await admin.connect()
+  } catch (e) {
+    log(`WARNING: PostgreSQL at ${ADMIN_URL} is unreachable (${e.message}): falling back to embedded PGlite.`)
+    log("WARNING: PGlite figures are NOT comparable with PostgreSQL runs; the twin is skipped.")
+    return undefined
+  }
+  await admin.query(`DROP DATABASE IF EXISTS ${BENCH_DB} WITH (FORCE)`)
+  await admin.query(`CREATE DATABASE ${BENCH_DB}`)
+  await admin.end()
+  return withUrlDb(ADMIN_URL, BENCH_DB)
+}
+const dropDatabase = async () => {
+  const admin = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 3000 })
+  await admin.connect()
+  await admin.query(`DROP DATABASE IF EXISTS ${BENCH_DB} WITH (FORCE)`)
+  await admin.end()
+}
+
+// ---- the gateway ----------------------------------------------------------------------------------
+
+const gatewayEnv = (port, databaseUrl, dataDir, key) => ({
+  PORT: String(port),
+  HOST: "127.0.0.1",
+  SANDBOX: "true",
+  DATA_DIR: dataDir,
+  TOKEN_ENCRYPTION_KEY: key,
+  RATE_LIMIT_API_PER_MINUTE: "100000000",
+  RATE_LIMIT_AUTH_PER_HOUR: "100000000",
+  LOG_LEVEL,
+  SANDBOX_EXTRA_USERS: String(EXTRA_USERS),
+  ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  DISCORD_CLIENT_ID: "",
+  REDIS_URL: ""
+})
+
+const startGateway = async (env) => {
+  const started = performance.now()
+  const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? "").split(" ").filter((a) => a !== "")
+  const child = spawnProc("gateway", [...nodeArgs, "dist/main.mjs"], env)
+  await waitFor(`http://127.0.0.1:${env.PORT}/readyz`, child, 60_000, 2)
+  return { child, startMs: performance.now() - started }
+}
+
+const signIn = async (base, userId) => {
+  const login = await fetch(
+    `${base}/auth/idp/login?redirect_uri=${encodeURIComponent("http://127.0.0.1:9/callback")}&state=b`,
+    { redirect: "manual", headers: { "user-agent": UA } }
+  )
+  if (login.status !== 307) throw new Error(`login answered ${login.status}: ${await login.text()}`)
+  const cookie = login.headers.get("set-cookie").split(";")[0]
+  const authorize = await fetch(`${login.headers.get("location")}&login_hint=${userId}`, { redirect: "manual" })
+  const callback = await fetch(authorize.headers.get("location"), {
+    redirect: "manual",
+    headers: { cookie, "user-agent": UA }
+  })
+  const code = new URL(callback.headers.get("location")).searchParams.get("code")
+  if (code === null) throw new Error(`sign-in of ${userId} failed: ${callback.headers.get("location")}`)
+  const token = await fetch(`${base}/auth/idp/token`, {
+    method: "POST",
+    headers: { authorization: code, "user-agent": UA }
+  })
+  if (token.status !== 200) throw new Error(`token answered ${token.status}: ${await token.text()}`)
+  return (await token.json()).access_token
+}
+
+const api = async (base, token, method, path, body) => {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      "user-agent": UA,
+      ...(body === undefined ? {} : { "content-type": "application/json" })
+    },
+    body: body === undefined ? undefined : JSON.stringify(body)
+  })
+  return { status: res.status, text: await res.text() }
+}
+
+const modulesPath = `/api/v1/bots/${BOT1}/servers/${S1}/modules`
+const formsPath = (server) => `/api/v1/bots/${BOT1}/servers/${server}/modules/forms`
+const logsPath = `/api/v1/bots/${BOT1}/servers/${S1}/logs`
+const formBody = JSON.stringify({
+  title: "Bench application",
+  channel_id: S1_TEXT,
+  steps: [
+    { type: "message", string: "Why do you want to join?" },
+    { type: "message", string: "How did you find us?" }
+  ]
+})
+
+// The counting constants of migration 0004, bundled from the source (Node 20 cannot import .ts).
+const auditConstants = async () => {
+  const { build } = await import("esbuild")
+  const out = await build({
+    stdin: { contents: `export { AUDIT_COUNT_MODULES, AUDIT_DENSE } from "./src/layers/migrations/0004_audit.ts"`, resolveDir: root, loader: "ts" },
+    bundle: true, platform: "node", format: "esm", write: false, logLevel: "warning"
+  })
+  const file = join(workDir, "audit-constants.mjs")
+  writeFileSync(file, out.outputFiles[0].text)
+  return import(file)
+}
+
+// Bulk load as bench/audit-seed.mjs does: row triggers off while loading with generate_series, then
+// audit_counts computed in one GROUP BY per level (what the triggers would have built). ~100x faster
+// than appending through the triggers.
+const seedAudit = async (databaseUrl, rows) => {
+  const { AUDIT_COUNT_MODULES, AUDIT_DENSE } = await auditConstants()
+  const client = new pg.Client({ connectionString: databaseUrl })
+  await client.connect()
+  await client.query("ALTER TABLE audit_entries DISABLE TRIGGER USER")
+  const chunk = 500_000
+  for (let from = 1; from <= rows; from += chunk) {
+    const to = Math.min(rows, from + chunk - 1)
+    await client.query(`INSERT INTO audit_entries
+        (bot_id, server_id, at, user_id, user_name, user_avatar, module_name, item_identifier, event_type, event_string)
+      SELECT '${BOT1}', '${S1}', now() - interval '365 days' + g * (interval '365 days' / ${rows}),
+        (110000000000000000 + g % 50)::text, 'Load ' || (g % 50), NULL,
+        (ARRAY['forms','photo','forum','rss','streaming','microblog','video'])[1 + (g * 13) % 7],
+        g % 100000, (ARRAY['GET','PUSH','PATCH','DELETE'])[1 + g % 4],
+        'Form "Application ' || (g % 100000) || '" updated'
+      FROM generate_series(${from}, ${to}) AS g`)
+  }
+  await client.query("SET work_mem = '256MB'")
+  await client.query(`DELETE FROM audit_counts WHERE server_id = '${S1}' AND bot_id = '${BOT1}'`)
+  const sums = ["count(*)", ...AUDIT_COUNT_MODULES.map((m) => `count(*) FILTER (WHERE e.module_name = '${m}')`)].join(", ")
+  const cols = ["n", ...AUDIT_COUNT_MODULES].join(", ")
+  const scope = `e.server_id = '${S1}' AND e.bot_id = '${BOT1}'`
+  await client.query(`INSERT INTO audit_counts (server_id, bot_id, level, bucket, ${cols})
+    SELECT e.server_id, e.bot_id, 2, audit_bucket(e.at, 2), ${sums} FROM audit_entries e WHERE ${scope} GROUP BY 1, 2, 4`)
+  for (const level of [1, 0]) {
+    await client.query(`INSERT INTO audit_counts (server_id, bot_id, level, bucket, ${cols})
+      SELECT e.server_id, e.bot_id, ${level}, audit_bucket(e.at, ${level}), ${sums}
+      FROM audit_entries e JOIN audit_counts p ON p.server_id = e.server_id AND p.bot_id = e.bot_id
+        AND p.level = ${level + 1} AND p.bucket = audit_bucket(e.at, ${level + 1}) AND p.n > ${AUDIT_DENSE}
+      WHERE ${scope} GROUP BY 1, 2, 4`)
+  }
+  await client.query("ALTER TABLE audit_entries ENABLE TRIGGER USER")
+  await client.query("VACUUM ANALYZE audit_entries")
+  await client.query("VACUUM ANALYZE audit_counts")
+  await client.end()
+}
+
+// ---- load -----------------------------------------------------------------------------------------
+
+const load = (spec) =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(root, "bench/load.mjs"), JSON.stringify(spec)], {
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let out = ""
+    let err = ""
+    child.stdout.on("data", (d) => (out += d))
+    child.stderr.on("data", (d) => (err += d))
+    child.once("exit", (code) => {
+      if (code !== 0) return reject(new Error(`load exited ${code}: ${err}`))
+      resolve(JSON.parse(out.trim().split("\n").pop()))
+    })
+  })
+
+const window = (url, token, extra = {}) => ({
+  url,
+  headers: { authorization: `Bearer ${token}`, "user-agent": UA, ...(extra.headers ?? {}) },
+  method: extra.method ?? "GET",
+  body: extra.body,
+  paths: extra.paths,
+  connections: extra.connections ?? CONNECTIONS,
+  warmupSeconds: WARMUP,
+  seconds: SECONDS
+})
+
+// S6: 1,000 requests from 50 users on a cold cache, 50 at a time; the sandbox counts the calls.
+const amplification = async (base, tokens) => {
+  await fetch(`${base}/sandbox/stats`, { method: "DELETE", headers: { "user-agent": UA } })
+  const perUser = Math.ceil(1000 / tokens.length)
+  let non2xx = 0
+  const started = performance.now()
+  await Promise.all(tokens.map(async (token) => {
+    for (let i = 0; i < perUser; i++) {
+      const r = await api(base, token, "GET", modulesPath)
+      if (r.status !== 200) non2xx++
+    }
+  }))
+  const ms = performance.now() - started
+  const stats = await (await fetch(`${base}/sandbox/stats`, { headers: { "user-agent": UA } })).json()
+  const calls = Object.values(stats.calls ?? {}).reduce((a, b) => a + (typeof b === "number" ? b : b.count ?? 0), 0)
+  return {
+    requests: perUser * tokens.length,
+    non2xx,
+    rps: Math.round((perUser * tokens.length) / (ms / 1000)),
+    upstream_calls: calls,
+    upstream_429: stats.status429 ?? 0,
+    distinct_resources: tokens.length + 1,
+    stats
+  }
+}
+
+// ---- main -----------------------------------------------------------------------------------------
+
+const main = async () => {
+  log(`mode ${quick ? "quick" : "full"}: ${ROUNDS} round(s), ${WARMUP}s warm-up + ${SECONDS}s windows, ${CONNECTIONS} connections; node ${process.version}, ${cpus().length} cores`)
+  const databaseUrl = await prepareDatabase()
+  const key = `k1:${randomBytes(32).toString("base64")}`
+  const dataDir = join(workDir, "data")
+  mkdirSync(dataDir, { recursive: true })
+  const port = await freePort()
+  const base = `http://127.0.0.1:${port}`
+  const env = gatewayEnv(port, databaseUrl, dataDir, key)
+
+  // S7: start-up to /readyz 200 (the first start also migrates the fresh database).
+  const starts = []
+  let first
+  for (let i = 0; i < STARTS; i++) {
+    const g = await startGateway(env)
+    starts.push(g.startMs)
+    log(`start-up ${i + 1}: ${g.startMs.toFixed(0)} ms (rss at ready ${rssMiB(g.child.pid)} MiB)`)
+    if (i < STARTS - 1) await stop(g.child)
+    else first = g
+  }
+
+  // Users sign in through the sandbox (its OAuth grants live in this process: no restart after this).
+  const gateway = first.child
+  const alice = await signIn(base, ALICE)
+  const users = []
+  for (let i = 1; i <= EXTRA_USERS; i++) users.push(await signIn(base, extraUserId(i)))
+  log(`signed in alice and ${users.length} users`)
+
+  // S6 first: no server, guild or guild-list lookup has been made yet, every cache is cold.
+  const s6 = await amplification(base, users)
+  log(`S6: ${s6.requests} requests, ${s6.non2xx} non-2xx, ${s6.upstream_calls} upstream calls, ${s6.upstream_429} upstream 429`)
+
+  // Seed: forms, feeds, audit entries.
+  for (let i = 0; i < 20; i++) {
+    const r = await api(base, alice, "POST", formsPath(S1), JSON.parse(formBody))
+    if (r.status !== 200) throw new Error(`seeding a form answered ${r.status}: ${r.text}`)
+  }
+  for (const feed of ["/sandbox/rss/news.xml", "/sandbox/rss/atom.xml"]) {
+    const r = await api(base, alice, "POST", `/api/v1/bots/${BOT1}/servers/${S1}/modules/rss/feeds`, {
+      feed_identifier: `${base}${feed}`,
+      webhook_channel: S1_TEXT
+    })
+    if (r.status !== 200) log(`WARNING: seeding an rss feed answered ${r.status}: ${r.text.slice(0, 200)}`)
+  }
+  const auditStart = performance.now()
+  if (databaseUrl) await seedAudit(databaseUrl, AUDIT_ROWS)
+  else log("WARNING: PGlite mode: S5 runs without the bulk audit seed")
+  log(`seeded 20 forms, feeds, ${AUDIT_ROWS} audit entries (${((performance.now() - auditStart) / 1000).toFixed(1)} s)`)
+
+  // Baselines: the S1 answer as the gateway gives it, every bench token known to the ceiling.
+  const s1Answer = await api(base, alice, "GET", modulesPath)
+  if (s1Answer.status !== 200) throw new Error(`S1 answered ${s1Answer.status}: ${s1Answer.text}`)
+  const ceilingPort = await freePort()
+  const ceilingConfig = join(workDir, "ceiling.json")
+  const sha = (t) => createHash("sha256").update(t, "utf8").digest("hex")
+  writeFileSync(ceilingConfig, JSON.stringify({
+    port: ceilingPort,
+    path: modulesPath,
+    tokens: Object.fromEntries([[sha(alice), ALICE], ...users.map((t, i) => [sha(t), extraUserId(i + 1)])]),
+    body: s1Answer.text
+  }))
+  const ceiling = spawnProc("ceiling", ["bench/ceiling.mjs", ceilingConfig])
+  const ceilingBase = `http://127.0.0.1:${ceilingPort}`
+  let twin
+  let twinBase
+  if (databaseUrl) {
+    const twinPort = await freePort()
+    twin = spawnProc("twin", ["bench/twin/server.mjs"], { PORT: String(twinPort), DATABASE_URL: databaseUrl })
+    twinBase = `http://127.0.0.1:${twinPort}`
+  }
+  await waitFor(ceilingBase, ceiling, 10_000, 20, true)
+  if (twin) await waitFor(twinBase, twin, 10_000, 20, true)
+  const ceilingCheck = await api(ceilingBase, alice, "GET", modulesPath)
+  if (ceilingCheck.text !== s1Answer.text) throw new Error("the ceiling's answer differs from the gateway's")
+  if (twinBase) {
+    const [a, b] = [await api(twinBase, alice, "GET", formsPath(S1)), await api(base, alice, "GET", formsPath(S1))]
+    if (a.status !== 200 || a.text !== b.text) throw new Error(`the twin's answer differs: ${a.status} ${a.text.slice(0, 200)} vs ${b.text.slice(0, 200)}`)
+  }
+  const s5Check = await api(base, alice, "GET", `${logsPath}?page_size=50&page=2`)
+  if (s5Check.status !== 200) throw new Error(`S5 answered ${s5Check.status}: ${s5Check.text.slice(0, 300)}`)
+  const pageMax = JSON.parse(s5Check.text).page_max
+  const s3Check = await api(base, alice, "POST", formsPath(S2), JSON.parse(formBody.replace("310000000000000102", "310000000000000202")))
+  if (s3Check.status !== 200) throw new Error(`S3 answered ${s3Check.status}: ${s3Check.text.slice(0, 300)}`)
+  const s4Check = await api(base, alice, "POST", "/auth/idp/token/check")
+  if (s4Check.status !== 200) throw new Error(`S4 answered ${s4Check.status}: ${s4Check.text}`)
+
+  // Audit pages: the first pages, pages deep in the year, and one module's pages.
+  const logPaths = [1, 2, 3, 10, 100, Math.floor(pageMax / 2), pageMax - 1].map((p) => `${logsPath}?page_size=50&page=${Math.max(1, p)}`)
+  logPaths.push(`${logsPath}?page_size=50&page=1&module=forms`, `${logsPath}?page_size=50&page=500&module=rss`)
+
+  const windows = [
+    ["ceiling", () => load(window(`${ceilingBase}${modulesPath}`, alice))],
+    ["S1", () => load(window(`${base}${modulesPath}`, alice))],
+    ...(twinBase ? [["twin", () => load(window(`${twinBase}${formsPath(S1)}`, alice))]] : []),
+    ["S2", () => load(window(`${base}${formsPath(S1)}`, alice))],
+    ["S3", () => load(window(`${base}${formsPath(S2)}`, alice, {
+      method: "POST",
+      body: formBody.replace("310000000000000102", "310000000000000202"),
+      headers: { "content-type": "application/json" }
+    }))],
+    ["S4", () => load(window(`${base}/auth/idp/token/check`, alice, { method: "POST" }))],
+    ["S5", () => load(window(`${base}${logsPath}`, alice, { paths: logPaths }))]
+  ]
+  const results = Object.fromEntries(windows.map(([n]) => [n, []]))
+  // BENCH_ONLY=S1,ceiling runs only those windows (profiling).
+  const only = process.env.BENCH_ONLY?.split(",")
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const [name, run] of windows) {
+      if (only !== undefined && !only.includes(name)) continue
+      const r = await run()
+      results[name].push(r)
+      log(`round ${round} ${name}: ${r.rps} rps, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, non-2xx ${r.non2xx}, errors ${r.errors}`)
+    }
+  }
+  const rss = rssMiB(gateway.pid)
+
+  const agg = (name) => {
+    const rs = results[name] ?? []
+    return {
+      rps: median(rs.map((r) => r.rps)),
+      p50_ms: median(rs.map((r) => r.p50_ms)),
+      p99_ms: median(rs.map((r) => r.p99_ms)),
+      non2xx: rs.reduce((a, r) => a + r.non2xx + r.errors + r.timeouts, 0)
+    }
+  }
+  const ratioIn = (name, against) => {
+    // Ratio per round (the two were measured next to each other), then the median.
+    const a = results[name] ?? []
+    const b = results[against] ?? []
+    return median(a.map((r, i) => (b[i] ? r.rps / b[i].rps : undefined)))
+  }
+  const round2 = (x) => (x === undefined ? null : Math.round(x * 100) / 100)
+  const c = agg("ceiling")
+  const tw = agg("twin")
+  const scenarios = [
+    { name: "S1", what: "GET modules (cached read)", ...agg("S1"), ratio: round2(ratioIn("S1", "ceiling")), vs: "ceiling" },
+    { name: "S2", what: "GET forms (DB read)", ...agg("S2"), ratio: round2(ratioIn("S2", "twin")), vs: "twin" },
+    { name: "S3", what: "POST forms (write + audit)", ...agg("S3"), ratio: round2(ratioIn("S3", "S2")), vs: "S2" },
+    { name: "S4", what: "POST token/check", ...agg("S4"), ratio: round2(ratioIn("S4", "ceiling")), vs: "ceiling" },
+    { name: "S5", what: `GET logs pages (${AUDIT_ROWS} entries)`, ...agg("S5"), ratio: null, vs: "" },
+    {
+      name: "S6",
+      what: "1,000 cold requests, 50 users",
+      rps: s6.rps,
+      p50_ms: null,
+      p99_ms: null,
+      non2xx: s6.non2xx,
+      ratio: null,
+      vs: "",
+      upstream_calls: s6.upstream_calls,
+      upstream_429: s6.upstream_429,
+      distinct_resources: s6.distinct_resources
+    },
+    {
+      name: "S7",
+      what: "start-up to /readyz; RSS after load",
+      rps: null,
+      p50_ms: null,
+      p99_ms: null,
+      startup_ms: Math.round(median(starts)),
+      startup_all_ms: starts.map((s) => Math.round(s)),
+      rss_mib: rss,
+      ratio: null,
+      vs: ""
+    }
+  ].map((s) => ({ ...s, rss_mib: s.rss_mib ?? rss }))
+  const out = {
+    mode: quick ? "quick" : "full",
+    when: new Date().toISOString(),
+    machine: { node: process.version, cores: cpus().length, cpu: cpus()[0]?.model, mem_gib: Math.round(totalmem() / 2 ** 30) },
+    settings: { rounds: ROUNDS, seconds: SECONDS, warmup: WARMUP, connections: CONNECTIONS, log_level: LOG_LEVEL, database: databaseUrl ? "postgresql" : "pglite", audit_rows: AUDIT_ROWS },
+    baselines: { ceiling: c, twin: twinBase ? tw : null },
+    scenarios
+  }
+  mkdirSync(join(root, "bench/results"), { recursive: true })
+  writeFileSync(join(root, "bench/results", quick ? "quick.json" : "latest.json"), JSON.stringify(out, null, 2) + "\n")
+
+  const fmt = (x, w) => String(x ?? "–").padStart(w)
+  const lines = [
+    `${"".padEnd(4)} ${"scenario".padEnd(38)} ${fmt("rps", 8)} ${fmt("p50 ms", 8)} ${fmt("p99 ms", 8)} ${fmt("ratio", 12)} ${fmt("errors", 7)}  other`,
+    `${"base".padEnd(4)} ${"ceiling (node:http, S1 answer)".padEnd(38)} ${fmt(c.rps, 8)} ${fmt(c.p50_ms, 8)} ${fmt(c.p99_ms, 8)} ${fmt("", 12)} ${fmt(c.non2xx, 7)}`,
+    ...(twinBase ? [`${"base".padEnd(4)} ${"twin (Fastify + pg, S2)".padEnd(38)} ${fmt(tw.rps, 8)} ${fmt(tw.p50_ms, 8)} ${fmt(tw.p99_ms, 8)} ${fmt("", 12)} ${fmt(tw.non2xx, 7)}`] : []),
+    ...scenarios.map((s) => {
+      const other = s.name === "S6"
+        ? `upstream calls ${s.upstream_calls} (distinct ${s.distinct_resources}), 429s ${s.upstream_429}`
+        : s.name === "S7"
+        ? `start-up ${s.startup_ms} ms (${s.startup_all_ms.join(", ")}), RSS after load ${s.rss_mib} MiB`
+        : ""
+      return `${s.name.padEnd(4)} ${s.what.padEnd(38)} ${fmt(s.rps, 8)} ${fmt(s.p50_ms, 8)} ${fmt(s.p99_ms, 8)} ${fmt(s.ratio === null ? "" : `${s.ratio}× ${s.vs}`, 12)} ${fmt(s.non2xx, 7)}  ${other}`
+    })
+  ]
+  process.stdout.write(`\n${lines.join("\n")}\n\n`)
+
+  await Promise.all([stop(gateway), stop(ceiling), ...(twin ? [stop(twin)] : [])])
+  if (databaseUrl) await dropDatabase()
+  rmSync(workDir, { recursive: true, force: true })
+
+  // Quick mode (CI) asserts that every scenario ran, not how fast.
+  const failures = []
+  for (const s of scenarios.slice(0, 5)) if (!(s.rps > 0) && (only === undefined || only.includes(s.name))) failures.push(`${s.name} measured no requests`)
+  if (!(c.rps > 0) && only === undefined) failures.push("the ceiling measured no requests")
+  if (twinBase && !(tw.rps > 0) && only === undefined) failures.push("the twin measured no requests")
+  if (s6.requests !== 1000 || s6.non2xx > 0) failures.push(`S6: ${s6.non2xx} of ${s6.requests} requests failed`)
+  if (!(starts.length > 0)) failures.push("S7 did not start")
+  if (failures.length > 0) {
+    process.stderr.write(`bench FAILED:\n  ${failures.join("\n  ")}\n`)
+    process.exitCode = 1
+  }
+  log(`done in ${((performance.now() - t0) / 1000).toFixed(0)} s`)
+}
+
+main().catch((e) => {
+  process.stderr.write(`bench FAILED: ${e.stack ?? e}\n`)
+  process.exitCode = 1
+  cleanup()
+})

@@ -1,0 +1,128 @@
+/**
+ * A short per-instance cache in front of a TokenStore, so that hot authenticated reads skip the
+ * database: resolved access tokens, token checks and a family's platform tokens are kept for `ttlMs`
+ * (a few seconds; an access token never past its own expiry). Only found entries are kept. Every
+ * revocation, rotation or platform-token replacement made through this instance drops the family's
+ * entries at once (also from lookups still in flight); one made by another instance applies here
+ * within `ttlMs`.
+ */
+import { Clock, Effect, Layer } from "effect"
+import type { Principal } from "../http/Middleware.ts"
+import { sha256Hex, TokenStore } from "./TokenStore.ts"
+import type { PlatformTokensEnc } from "./TokenStore.ts"
+
+interface Entry<A> {
+  readonly value: A
+  readonly familyId: string
+  readonly until: number
+}
+
+/** Beyond this many entries a map is swept of expired ones (and cleared if that is not enough). */
+const MAX_ENTRIES = 50_000
+
+export const layerCached = (ttlMs: number): Layer.Layer<TokenStore, never, TokenStore> =>
+  Layer.effect(
+    TokenStore,
+    Effect.gen(function*() {
+      const inner = yield* TokenStore
+      const access = new Map<string, Entry<Principal>>()
+      const checks = new Map<string, Entry<{ readonly familyId: string; readonly issuedAt: Date; readonly expiresAt: Date }>>()
+      const platform = new Map<string, Entry<PlatformTokensEnc>>()
+      // Lookups started before a family's invalidation must not store what they read.
+      let epoch = 0
+      const invalidatedAt = new Map<string, number>()
+
+      const invalidate = (familyId: string) => {
+        epoch += 1
+        invalidatedAt.set(familyId, epoch)
+        if (invalidatedAt.size > MAX_ENTRIES) invalidatedAt.clear()
+        for (const map of [access, checks] as const) {
+          for (const [k, e] of map) if (e.familyId === familyId) map.delete(k)
+        }
+        platform.delete(familyId)
+      }
+      const put = <A>(map: Map<string, Entry<A>>, key: string, entry: Entry<A>, startedAt: number, now: number) => {
+        if ((invalidatedAt.get(entry.familyId) ?? 0) > startedAt) return
+        if (map.size >= MAX_ENTRIES) {
+          for (const [k, e] of map) if (e.until <= now) map.delete(k)
+          if (map.size >= MAX_ENTRIES) map.clear()
+        }
+        map.set(key, entry)
+      }
+      const hit = <A>(map: Map<string, Entry<A>>, key: string, now: number): A | undefined => {
+        const e = map.get(key)
+        if (e === undefined) return undefined
+        if (e.until > now) return e.value
+        map.delete(key)
+        return undefined
+      }
+
+      return TokenStore.of({
+        ...inner,
+        resolveAccess: (token) =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) => {
+            const key = sha256Hex(token)
+            const cached = hit(access, key, now)
+            if (cached !== undefined) return Effect.succeed(cached)
+            const startedAt = epoch
+            return Effect.map(inner.resolveAccess(token), (p) => {
+              if (p !== undefined) {
+                const until = Math.min(now + ttlMs, p.accessExpiresAt.getTime())
+                put(access, key, { value: p, familyId: p.familyId, until }, startedAt, now)
+              }
+              return p
+            })
+          }),
+        checkAccess: (token) =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) => {
+            const key = sha256Hex(token)
+            const cached = hit(checks, key, now)
+            if (cached !== undefined) {
+              return Effect.succeed({ ...cached, expired: cached.expiresAt.getTime() <= now })
+            }
+            const startedAt = epoch
+            return Effect.map(inner.checkAccess(token), (info) => {
+              if (info === undefined) return undefined
+              const value = { familyId: info.familyId, issuedAt: info.issuedAt, expiresAt: info.expiresAt }
+              put(checks, key, { value, familyId: info.familyId, until: now + ttlMs }, startedAt, now)
+              return info
+            })
+          }),
+        platformTokens: (familyId) =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) => {
+            const cached = hit(platform, familyId, now)
+            if (cached !== undefined) return Effect.succeed(cached)
+            const startedAt = epoch
+            return Effect.map(inner.platformTokens(familyId), (tokens) => {
+              if (tokens !== undefined) put(platform, familyId, { value: tokens, familyId, until: now + ttlMs }, startedAt, now)
+              return tokens
+            })
+          }),
+        replacePlatformTokens: (familyId, previousAccessEnc, next) =>
+          Effect.sync(() => invalidate(familyId)).pipe(
+            Effect.andThen(inner.replacePlatformTokens(familyId, previousAccessEnc, next)),
+            Effect.ensuring(Effect.sync(() => invalidate(familyId)))
+          ),
+        rotateRefresh: (refreshToken, next) =>
+          Effect.map(inner.rotateRefresh(refreshToken, next), (r) => {
+            if (r._tag !== "Invalid") invalidate(r.familyId)
+            return r
+          }),
+        revokeByAccess: (token) =>
+          Effect.suspend(() => {
+            const key = sha256Hex(token)
+            const known = access.get(key)?.familyId ?? checks.get(key)?.familyId
+            if (known !== undefined) invalidate(known)
+            return Effect.map(inner.revokeByAccess(token), (r) => {
+              if (r !== undefined) invalidate(r.familyId)
+              return r
+            })
+          }),
+        revokeFamily: (familyId) =>
+          Effect.sync(() => invalidate(familyId)).pipe(
+            Effect.andThen(inner.revokeFamily(familyId)),
+            Effect.ensuring(Effect.sync(() => invalidate(familyId)))
+          )
+      })
+    })
+  )
