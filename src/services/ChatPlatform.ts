@@ -147,12 +147,17 @@ export class ChatPlatform extends Context.Service<ChatPlatform, {
   ) => Effect.Effect<PlatformWebhook, PlatformError>
 }>()("gateway/ChatPlatform") {}
 
-/** The API error a platform refusal becomes when the caller cannot fix it by signing in again. */
-export const rejectedToApiError = (e: PlatformRejected, what: string) =>
+/**
+ * The API error a platform refusal becomes. A refused user token means "sign in again" (401); a
+ * refused bot token is the operator's problem, not the caller's: 503 until the bot is re-registered.
+ */
+export const rejectedToApiError = (e: PlatformRejected, what: string, credential: "user" | "bot" = "user") =>
   e.status === 404
     ? NotFound.of(`${what} does not exist on the chat platform.`)
     : e.status === 403
     ? Forbidden.of(`The bot may not read ${what} on the chat platform.`)
-    : e.status === 401
+    : e.status === 401 && credential === "user"
     ? Unauthorized.of("The chat platform refused the stored credentials; sign in again.")
+    : e.status === 401
+    ? ServiceUnavailable.of("The chat platform refused the bot's token; an operator must register the bot again.", 60)
     : ServiceUnavailable.of(`The chat platform refused the request for ${what} (${e.status}).`)

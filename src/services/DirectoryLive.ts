@@ -25,8 +25,8 @@ export const toChannels = (channels: ReadonlyArray<PlatformChannel>): Array<Chan
 
 export const colorHex = (color: number) => `#${color.toString(16).padStart(6, "0").toLowerCase()}`
 
-const platform = <A>(what: string) => (effect: Effect.Effect<A, PlatformError>) =>
-  Effect.catchTag(effect, "PlatformRejected", (e: PlatformRejected) => Effect.fail(rejectedToApiError(e, what)))
+const platform = <A>(what: string, credential: "user" | "bot" = "user") => (effect: Effect.Effect<A, PlatformError>) =>
+  Effect.catchTag(effect, "PlatformRejected", (e: PlatformRejected) => Effect.fail(rejectedToApiError(e, what, credential)))
 
 export const DirectoryLive = Layer.effect(
   Directory,
@@ -46,7 +46,7 @@ export const DirectoryLive = Layer.effect(
     const membership = (principal: Principal, b: BotRecord, serverId: string) =>
       Effect.gen(function*() {
         const [botGuilds, token] = yield* Effect.all([
-          chat.getBotGuilds(b.token).pipe(platform("the bot's servers")),
+          chat.getBotGuilds(b.token).pipe(platform("the bot's servers", "bot")),
           session.userToken(principal)
         ], { concurrency: 2 })
         if (!botGuilds.some((g) => g.id === serverId)) {
@@ -75,8 +75,8 @@ export const DirectoryLive = Layer.effect(
         }
       }
       const [channels, roles, me] = yield* Effect.all([
-        chat.getGuildChannels(b.token, serverId).pipe(platform("the server's channels")),
-        chat.getGuildRoles(b.token, serverId).pipe(platform("the server's roles")),
+        chat.getGuildChannels(b.token, serverId).pipe(platform("the server's channels", "bot")),
+        chat.getGuildRoles(b.token, serverId).pipe(platform("the server's roles", "bot")),
         Effect.flatMap(session.userToken(principal), (t) => chat.getCurrentUser(t).pipe(platform("your user")))
       ], { concurrency: 3 })
       return {
@@ -115,7 +115,7 @@ export const DirectoryLive = Layer.effect(
         Effect.gen(function*() {
           const b = yield* bot(botId)
           const [botGuilds, token] = yield* Effect.all([
-            chat.getBotGuilds(b.token).pipe(platform("the bot's servers")),
+            chat.getBotGuilds(b.token).pipe(platform("the bot's servers", "bot")),
             session.userToken(principal)
           ], { concurrency: 2 })
           const guilds = yield* userGuilds(token)
@@ -127,7 +127,7 @@ export const DirectoryLive = Layer.effect(
       server: (principal, botId, serverId) =>
         Effect.gen(function*() {
           const a = yield* access(principal, botId, serverId, "server")
-          const guild = yield* chat.getGuild(a.botToken, serverId).pipe(platform("the server"))
+          const guild = yield* chat.getGuild(a.botToken, serverId).pipe(platform("the server", "bot"))
           return {
             id: guild.id,
             name: guild.name,

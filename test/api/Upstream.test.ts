@@ -128,8 +128,9 @@ for (const db of dbKinds) {
         yield* resetStats
         yield* fault("GET /guilds/{id}", "401", 1)
         const r = yield* get(BOB_ID, serverPath(BOT2_ID, S4_ID))
-        // A refused bot credential is the gateway's problem or the sign-in's, never a retry.
-        assert.oneOf(r.status, [401, 503], JSON.stringify(r.body))
+        // A refused bot credential is the operator's problem, not the caller's: 503, never a retry.
+        assert.strictEqual(r.status, 503, JSON.stringify(r.body))
+        assert.isNull(r.headers.get("www-authenticate"))
         assert.deepStrictEqual(Object.keys(r.body), ["errors"])
         assert.strictEqual((yield* stats).calls["GET /guilds/{id}"], 1)
       }))
