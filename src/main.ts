@@ -39,13 +39,21 @@ const logger = process.env.LOG_FORMAT === "pretty" ? Logger.consolePretty() : Lo
 const main: Effect.Effect<void, unknown> = program.pipe(
   Effect.catch((e: unknown) => {
     const { _tag, message } = e as { readonly _tag?: string; readonly message?: string }
-    return _tag === "ConfigInvalid" || _tag === "ConfigError"
-      ? Effect.sync(() => {
+    if (_tag === "ConfigInvalid" || _tag === "ConfigError") {
+      return Effect.sync(() => {
         // One line naming the variable and what it expects; no stack.
         process.stderr.write(`configuration error: ${message}\n`)
         process.exit(2)
       })
-      : Effect.fail(e)
+    }
+    if (_tag === "RedisError") {
+      // At start an unreachable Redis is fatal (a misconfiguration); once running, its outages only admit requests.
+      return Effect.sync(() => {
+        process.stderr.write(`start-up error: REDIS_URL: Redis is unreachable (${String((e as { cause?: unknown }).cause ?? message)})\n`)
+        process.exit(1)
+      })
+    }
+    return Effect.fail(e)
   }),
   Effect.tapCause((cause) => Effect.logError("start-up failed", cause)),
   Effect.provide(Logger.layer([logger])),

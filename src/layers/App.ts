@@ -75,8 +75,9 @@ const counters = (config: AppConfigShape) =>
       chat: DiscordChatPlatform.layer(platformOptions(config))
     }
     : (() => {
-      const store = RateLimiter.layerStoreRedis({ prefix: "gateway:ratelimit:" }).pipe(
-        Layer.provide(NodeRedis.layer({ url: config.redisUrl }))
+      const store = RateLimiter.layerStoreRedis({ prefix: `${config.redisKeyPrefix}ratelimit:` }).pipe(
+        // Fail fast rather than queue while Redis is away: the limiter then admits (see http/RateLimit.ts).
+        Layer.provide(NodeRedis.layer({ url: config.redisUrl, disableOfflineQueue: true, commandOptions: { timeout: 500 } }))
       )
       return {
         limiter: RateLimiter.layer.pipe(Layer.provide(store)),

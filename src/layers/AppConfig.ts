@@ -13,6 +13,8 @@ export interface AppConfigShape {
   readonly databaseUrl: Redacted.Redacted<string> | undefined
   readonly dataDir: string
   readonly redisUrl: string | undefined
+  /** Prefix of every key the gateway writes to Redis, so several deployments can share one Redis. */
+  readonly redisKeyPrefix: string
   /** Undefined in sandbox mode without a key: main generates one into the data folder. */
   readonly keyring: Keyring | undefined
   readonly discordClientId: string | undefined
@@ -59,6 +61,7 @@ const raw = Config.all({
   databaseUrl: Config.option(Config.Redacted("DATABASE_URL")).pipe(Config.map(Option.getOrUndefined)),
   dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./.data")),
   redisUrl: optionalString("REDIS_URL"),
+  redisKeyPrefix: Config.String("REDIS_KEY_PREFIX").pipe(Config.withDefault("gateway:")),
   tokenKey: Config.option(Config.Redacted("TOKEN_ENCRYPTION_KEY")).pipe(Config.map(Option.getOrUndefined)),
   discordClientId: optionalString("DISCORD_CLIENT_ID"),
   discordClientSecret: Config.option(Config.Redacted("DISCORD_CLIENT_SECRET")).pipe(Config.map(Option.getOrUndefined)),

@@ -16,6 +16,7 @@ export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigSh
   databaseUrl: undefined,
   dataDir: "./.data",
   redisUrl: undefined,
+  redisKeyPrefix: "gateway-test:",
   keyring: undefined,
   discordClientId: undefined,
   discordClientSecret: undefined,

@@ -47,6 +47,7 @@ export const testAppConfig = (port: number, overrides: Partial<AppConfigShape> =
   databaseUrl: undefined,
   dataDir: "memory://",
   redisUrl: undefined,
+  redisKeyPrefix: "gateway-test:",
   keyring: undefined,
   discordClientId: undefined,
   discordClientSecret: undefined,

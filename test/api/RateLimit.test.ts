@@ -1,0 +1,106 @@
+/**
+ * Rate limits beyond one instance: the window resets; two gateways sharing a real Redis admit at
+ * most the limit together; when Redis goes away while running, requests are admitted (and logged).
+ */
+import { assert, describe, it, layer } from "@effect/vitest"
+import { Context, Duration, Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
+import { HttpServerRequest } from "effect/http"
+import { RateLimiter } from "effect/persistence"
+import { spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { countRequest } from "../../src/http/RateLimit.ts"
+import { ALICE_ID } from "../../src/sandbox/Seed.ts"
+import { freePort, json, raw, signIn, TestApp } from "../utils/TestApp.ts"
+
+describe("fixed window", () => {
+  it.effect("the 4th request in a window is refused; the window resets when the clock moves", () =>
+    Effect.gen(function*() {
+      const limiter = yield* RateLimiter.RateLimiter
+      const policy = { name: "api", limit: 3, windowSeconds: 60 } as const
+      const request = HttpServerRequest.fromWeb(new Request("http://gateway/api/v1/user"))
+      const count = countRequest(limiter, policy, "user-1").pipe(
+        Effect.provideService(HttpServerRequest.HttpServerRequest, request),
+        Effect.result
+      )
+      for (let i = 0; i < 3; i++) assert.strictEqual((yield* count)._tag, "Success")
+      const refused = yield* count
+      assert.strictEqual(refused._tag, "Failure")
+      if (refused._tag === "Failure") {
+        assert.strictEqual(refused.failure._tag, "TooManyRequests")
+        const retry = refused.failure.problems[0]!.additionalProperties!.retry_after as number
+        assert.isAbove(retry, 0)
+        assert.isAtMost(retry, 60)
+      }
+      yield* TestClock.adjust(Duration.seconds(61))
+      assert.strictEqual((yield* count)._tag, "Success")
+    }).pipe(Effect.provide(RateLimiter.layer.pipe(Layer.provide(RateLimiter.layerStoreMemory)))))
+})
+
+const redisUrl = process.env.TEST_REDIS_URL
+
+// Shared counters need a real Redis: CI sets TEST_REDIS_URL; `npm test` alone has none to share.
+if (redisUrl !== undefined) {
+  const prefix = `gateway-test-${randomBytes(4).toString("hex")}:`
+  const config = { redisUrl, redisKeyPrefix: prefix, rateLimitApiPerMinute: 5 }
+  const A = TestApp.layer({ capabilities: { db: "pglite" }, config })
+  const B = TestApp.layer({ capabilities: { db: "pglite" }, config })
+
+  layer(A, { excludeTestServices: true, timeout: 60_000 })("two instances on one Redis", (it) => {
+    it.effect("admit at most the limit together", () =>
+      Effect.gen(function*() {
+        const appA = yield* TestApp
+        const tokenA = (yield* signIn(ALICE_ID)).access_token
+        const statuses: Array<number> = []
+        for (let i = 0; i < 3; i++) statuses.push((yield* raw({ token: tokenA }, "/api/v1/bots")).status)
+        // The second instance, with its own database and sign-in, counts against the same user.
+        const fromB = yield* Effect.gen(function*() {
+          const tokenB = (yield* signIn(ALICE_ID)).access_token
+          const out: Array<{ status: number; remaining: string | null; body: unknown }> = []
+          for (let i = 0; i < 3; i++) {
+            const res = yield* raw({ token: tokenB }, "/api/v1/bots")
+            out.push({ status: res.status, remaining: res.headers.get("ratelimit"), body: yield* json(res) })
+          }
+          return out
+        }).pipe(Effect.provide(B))
+        const all = [...statuses, ...fromB.map((r) => r.status)]
+        assert.strictEqual(all.filter((s) => s === 200).length, 5, JSON.stringify(all))
+        assert.strictEqual(all.filter((s) => s === 429).length, 1, JSON.stringify(all))
+        assert.match(fromB[1]!.remaining!, /^"api";r=0;t=\d+$/)
+        assert.notStrictEqual(appA.url, "")
+      }))
+  })
+
+  // A private Redis that the test can stop while the gateway runs.
+  const privateRedis = Layer.unwrap(Effect.gen(function*() {
+    const port = yield* Effect.promise(freePort)
+    const child: ChildProcess = yield* Effect.acquireRelease(
+      Effect.sync(() => spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" })),
+      (c) => Effect.sync(() => void c.kill("SIGKILL"))
+    )
+    yield* Effect.promise(() => new Promise((r) => setTimeout(r, 500)))
+    return TestApp.layer({
+      capabilities: { db: "pglite" },
+      config: { redisUrl: `redis://127.0.0.1:${port}`, redisKeyPrefix: prefix, rateLimitApiPerMinute: 100 }
+    }).pipe(Layer.merge(Layer.succeed(PrivateRedis, child)))
+  }))
+
+  layer(privateRedis, { excludeTestServices: true, timeout: 60_000 })("Redis lost while running", (it) => {
+    it.effect("requests are admitted without RateLimit headers", () =>
+      Effect.gen(function*() {
+        const token = (yield* signIn(ALICE_ID)).access_token
+        const before = yield* raw({ token }, "/api/v1/bots")
+        assert.strictEqual(before.status, 200)
+        assert.isNotNull(before.headers.get("ratelimit"))
+        const redis = yield* PrivateRedis
+        redis.kill("SIGKILL")
+        yield* Effect.promise(() => new Promise((r) => setTimeout(r, 300)))
+        const after = yield* raw({ token }, "/api/v1/bots")
+        assert.strictEqual(after.status, 200, JSON.stringify(yield* json(after)))
+        assert.isNull(after.headers.get("ratelimit"))
+      }))
+  })
+}
+
+class PrivateRedis extends Context.Service<PrivateRedis, ChildProcess>()("test/PrivateRedis") {}
