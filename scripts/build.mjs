@@ -4,7 +4,7 @@ import { build } from "esbuild"
 
 await build({
   entryPoints: { main: "src/main.ts", cli: "src/cli.ts" },
-  outdir: "dist",
+  outdir: process.env.BUILD_OUTDIR ?? "dist",
   outExtension: { ".js": ".mjs" },
   bundle: true,
   platform: "node",
