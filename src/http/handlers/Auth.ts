@@ -7,8 +7,11 @@
 import { Effect } from "effect"
 import { HttpEffect, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
+import { AppConfig } from "../../layers/AppConfig.ts"
 import { Auth } from "../../services/Auth.ts"
 import { Api } from "../Api.ts"
+
+const isLoopback = (host: string) => /^(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/.test(host)
 
 const noStore = HttpEffect.appendPreResponseHandler((_req, res) =>
   Effect.succeed(HttpServerResponse.setHeaders(res, { "cache-control": "no-store", pragma: "no-cache" }))
@@ -19,10 +22,20 @@ export const AuthHandlers = HttpApiBuilder.group(
   "auth",
   Effect.fn(function*(handlers) {
     const auth = yield* Auth
+    const config = yield* AppConfig
+    const publicHost = new URL(config.publicUrl).host
     return handlers.handleAll({
-      login: ({ query }) =>
+      login: ({ query, request }) =>
         Effect.gen(function*() {
           yield* noStore
+          // The sign-in cookie must be set on the host the platform calls back (PUBLIC_URL): a browser
+          // that opened the login on another loopback name of this server (localhost vs 127.0.0.1) is
+          // sent there first. Only between loopback names, so no proxy set-up can loop.
+          const host = request.headers["host"]
+          if (host !== undefined && host !== publicHost && isLoopback(host) && isLoopback(publicHost)) {
+            const url = new URL(request.url, config.publicUrl)
+            return HttpServerResponse.redirect(`${config.publicUrl}${url.pathname}${url.search}`, { status: 307 })
+          }
           const { location, cookie } = yield* auth.login({
             redirectUri: query.redirect_uri,
             state: query.state,
