@@ -31,7 +31,7 @@ const program = Effect.gen(function*() {
   const [meta] = yield* sql`SELECT rows FROM bench_meta`
   const [span] = yield* sql`SELECT min(at) AS lo, max(at) AS hi FROM audit_entries WHERE server_id = ${TARGET_SERVER}`
   const [sizes] = yield* sql`SELECT pg_size_pretty(pg_total_relation_size('audit_entries')) AS entries,
-    pg_size_pretty(pg_total_relation_size('audit_counts')) AS counts, (SELECT count(*) FROM audit_counts) AS count_rows`
+    pg_size_pretty(pg_total_relation_size('audit_count_shards')) AS counts, (SELECT count(*) FROM audit_count_shards) AS count_rows`
   const lo = span.lo.getTime()
   const hi = span.hi.getTime()
   // A window cutting hours, days and 32-day blocks at both ends.

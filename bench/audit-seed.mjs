@@ -64,29 +64,30 @@ const program = Effect.gen(function*() {
   yield* sql.unsafe(`SET work_mem = '1GB'`)
   const sums = ["count(*)", ...AUDIT_COUNT_MODULES.map((m) => `count(*) FILTER (WHERE e.module_name = '${m}')`)].join(", ")
   const cols = ["n", ...AUDIT_COUNT_MODULES].join(", ")
-  yield* sql.unsafe(`INSERT INTO audit_counts (server_id, bot_id, level, bucket, ${cols})
-    SELECT e.server_id, e.bot_id, 2, audit_bucket(e.at, 2), ${sums} FROM audit_entries e GROUP BY 1, 2, 4`)
+  // Shard 0 only; a dense month has every day and hour counted (migration 0004).
+  yield* sql.unsafe(`INSERT INTO audit_count_shards (server_id, bot_id, level, bucket, shard, dense, ${cols})
+    SELECT e.server_id, e.bot_id, 2, audit_bucket(e.at, 2), 0, count(*) > ${AUDIT_DENSE}, ${sums} FROM audit_entries e GROUP BY 1, 2, 4`)
   for (const level of [1, 0]) {
-    yield* sql.unsafe(`INSERT INTO audit_counts (server_id, bot_id, level, bucket, ${cols})
-      SELECT e.server_id, e.bot_id, ${level}, audit_bucket(e.at, ${level}), ${sums}
-      FROM audit_counts p CROSS JOIN LATERAL (
+    yield* sql.unsafe(`INSERT INTO audit_count_shards (server_id, bot_id, level, bucket, shard, ${cols})
+      SELECT e.server_id, e.bot_id, ${level}, audit_bucket(e.at, ${level}), 0, ${sums}
+      FROM audit_count_shards p CROSS JOIN LATERAL (
         SELECT * FROM audit_entries e WHERE e.server_id = p.server_id AND e.bot_id = p.bot_id
-          AND e.at >= to_timestamp(p.bucket * ${AUDIT_LEVEL_SECONDS[level + 1]})
-          AND e.at < to_timestamp((p.bucket + 1) * ${AUDIT_LEVEL_SECONDS[level + 1]})
+          AND e.at >= to_timestamp(p.bucket * ${AUDIT_LEVEL_SECONDS[2]})
+          AND e.at < to_timestamp((p.bucket + 1) * ${AUDIT_LEVEL_SECONDS[2]})
       ) e
-      WHERE p.level = ${level + 1} AND p.n > ${AUDIT_DENSE}
+      WHERE p.level = 2 AND p.shard = 0 AND p.dense
       GROUP BY 1, 2, 4`)
   }
   log("audit_counts computed")
   yield* sql.unsafe(`ALTER TABLE audit_entries ENABLE TRIGGER USER`)
   yield* sql.unsafe(`ALTER TABLE audit_entries RESET (autovacuum_enabled)`)
   yield* sql.unsafe(`VACUUM ANALYZE audit_entries`)
-  yield* sql.unsafe(`VACUUM ANALYZE audit_counts`)
+  yield* sql.unsafe(`VACUUM ANALYZE audit_count_shards`)
   log("vacuum analyze done")
   yield* sql.unsafe(`CREATE TABLE bench_meta (rows bigint NOT NULL, seeded_at timestamptz NOT NULL DEFAULT now())`)
   yield* sql.unsafe(`INSERT INTO bench_meta (rows) VALUES (${ROWS})`)
   const [size] = yield* sql.unsafe(`SELECT pg_size_pretty(pg_total_relation_size('audit_entries')) AS entries,
-    pg_size_pretty(pg_total_relation_size('audit_counts')) AS counts, (SELECT count(*) FROM audit_counts) AS count_rows`)
+    pg_size_pretty(pg_total_relation_size('audit_count_shards')) AS counts, (SELECT count(*) FROM audit_count_shards) AS count_rows`)
   log(`seeded ${ROWS} rows: audit_entries ${size.entries}, audit_counts ${size.counts} (${size.count_rows} rows)`)
 })
 

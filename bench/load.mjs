@@ -18,6 +18,8 @@ const run = (seconds) =>
       timeout: 10
     }
     if (spec.body !== undefined) opts.body = spec.body
+    // BENCH_RATE: a fixed overall request rate (compare CPU per request of two builds on a busy machine).
+    if (process.env.BENCH_RATE !== undefined) opts.overallRate = Number(process.env.BENCH_RATE)
     // Several request shapes (e.g. audit pages) cycled per connection.
     if (spec.paths !== undefined) {
       opts.requests = spec.paths.map((path) => ({ method: opts.method, path, headers: opts.headers }))

@@ -250,22 +250,24 @@ const seedAudit = async (databaseUrl, rows) => {
       FROM generate_series(${from}, ${to}) AS g`)
   }
   await client.query("SET work_mem = '256MB'")
-  await client.query(`DELETE FROM audit_counts WHERE server_id = '${S1}' AND bot_id = '${BOT1}'`)
+  await client.query(`DELETE FROM audit_count_shards WHERE server_id = '${S1}' AND bot_id = '${BOT1}'`)
   const sums = ["count(*)", ...AUDIT_COUNT_MODULES.map((m) => `count(*) FILTER (WHERE e.module_name = '${m}')`)].join(", ")
   const cols = ["n", ...AUDIT_COUNT_MODULES].join(", ")
   const scope = `e.server_id = '${S1}' AND e.bot_id = '${BOT1}'`
-  await client.query(`INSERT INTO audit_counts (server_id, bot_id, level, bucket, ${cols})
-    SELECT e.server_id, e.bot_id, 2, audit_bucket(e.at, 2), ${sums} FROM audit_entries e WHERE ${scope} GROUP BY 1, 2, 4`)
+  // Shard 0 only; a dense month has every day and hour counted (migration 0004).
+  await client.query(`INSERT INTO audit_count_shards (server_id, bot_id, level, bucket, shard, dense, ${cols})
+    SELECT e.server_id, e.bot_id, 2, audit_bucket(e.at, 2), 0, count(*) > ${AUDIT_DENSE}, ${sums}
+    FROM audit_entries e WHERE ${scope} GROUP BY 1, 2, 4`)
   for (const level of [1, 0]) {
-    await client.query(`INSERT INTO audit_counts (server_id, bot_id, level, bucket, ${cols})
-      SELECT e.server_id, e.bot_id, ${level}, audit_bucket(e.at, ${level}), ${sums}
-      FROM audit_entries e JOIN audit_counts p ON p.server_id = e.server_id AND p.bot_id = e.bot_id
-        AND p.level = ${level + 1} AND p.bucket = audit_bucket(e.at, ${level + 1}) AND p.n > ${AUDIT_DENSE}
+    await client.query(`INSERT INTO audit_count_shards (server_id, bot_id, level, bucket, shard, ${cols})
+      SELECT e.server_id, e.bot_id, ${level}, audit_bucket(e.at, ${level}), 0, ${sums}
+      FROM audit_entries e JOIN audit_count_shards p ON p.server_id = e.server_id AND p.bot_id = e.bot_id
+        AND p.level = 2 AND p.shard = 0 AND p.bucket = audit_bucket(e.at, 2) AND p.dense
       WHERE ${scope} GROUP BY 1, 2, 4`)
   }
   await client.query("ALTER TABLE audit_entries ENABLE TRIGGER USER")
   await client.query("VACUUM ANALYZE audit_entries")
-  await client.query("VACUUM ANALYZE audit_counts")
+  await client.query("VACUUM ANALYZE audit_count_shards")
   await client.end()
 }
 

@@ -5,7 +5,7 @@
  *   checks, unknown routes (404), time-outs (408), defects (500 without internals), and any non-JSON
  *   error answer of the framework re-dressed as the envelope.
  */
-import { ByteSize, Cause, Effect, LogLevel, Option, Result, SchemaIssue } from "effect"
+import { ByteSize, Cause, Effect, Fiber, LogLevel, Option, Result, SchemaIssue } from "effect"
 import type { Types } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiMiddleware } from "effect/http-api"
@@ -85,6 +85,32 @@ const isJson = (res: HttpServerResponse.HttpServerResponse) =>
 
 const gatewayPath = (url: string) => url.startsWith("/api/") || url.startsWith("/auth/")
 
+const MAX_BODY_SIZE = ByteSize.bytes(MAX_BODY_BYTES)
+const timedOut = () => envelope(408, "The request took too long; retry.")
+
+/**
+ * `self`, or `onTimeout()` once `ms` have passed (`self` is then interrupted first). Cheaper than
+ * `Effect.timeoutOrElse` on the hot path: one child fiber and a plain timer, where the race forks two
+ * fibers and schedules a `sleep` through the clock for every request.
+ */
+export const withDeadline = <A, R>(self: Effect.Effect<A, never, R>, ms: number, onTimeout: () => A): Effect.Effect<A, never, R> =>
+  Effect.flatMap(Effect.forkChild(self, { startImmediately: true }), (fiber) => {
+    const done = fiber.pollUnsafe()
+    if (done !== undefined) return done
+    return Effect.callback<A>((resume) => {
+      const timer = setTimeout(() => resume(Effect.as(Fiber.interrupt(fiber), onTimeout())), ms)
+      const detach = fiber.addObserver((exit) => {
+        clearTimeout(timer)
+        resume(exit)
+      })
+      // Interrupted from outside (client gone, shutdown): the child goes with the parent fiber.
+      return Effect.sync(() => {
+        clearTimeout(timer)
+        detach()
+      })
+    })
+  })
+
 /** The global router middleware; applies to every route, including unknown ones. */
 export const GlobalMiddleware = (options: GlobalOptions) =>
   HttpRouter.middleware((app) =>
@@ -121,14 +147,10 @@ export const GlobalMiddleware = (options: GlobalOptions) =>
 
       const guarded = guard()
       let response: HttpServerResponse.HttpServerResponse = guarded ?? (yield* app.pipe(
-        Effect.provideService(HttpServerRequest.HttpServerRequest, request),
         // A body without Content-Length (chunked) is cut off at the limit too: 413, not read further.
-        Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(MAX_BODY_BYTES)),
-        Effect.timeoutOrElse({
-          duration: options.requestTimeoutMs,
-          orElse: () => Effect.succeed(envelope(408, "The request took too long; retry."))
-        }),
-        Effect.catchCause((cause) => Effect.succeed(fromCause(cause, requestId)))
+        Effect.provideService(HttpIncomingMessage.MaxBodySize, MAX_BODY_SIZE),
+        Effect.catchCause((cause) => Effect.succeed(fromCause(cause, requestId))),
+        (handled) => withDeadline(handled, options.requestTimeoutMs, timedOut)
       ))
 
       if (response.status >= 400 && !isJson(response)) {

@@ -3,7 +3,7 @@
  * transaction); the triggers of migration 0004 keep `audit_counts` exact in that same transaction.
  *
  * A read never counts or skips more than AUDIT_DENSE entries, or one hour, through the index:
- * - count: whole buckets inside the time range are summed from `audit_counts`; a bucket cut by
+ * - count: whole buckets inside the time range are summed from `audit_count_shards` (over the shards); a bucket cut by
  *   `start` or `end` is split into its children while it is dense, else counted on the index;
  * - page: bucket counts are walked newest first down to one sparse bucket or hour, which is read
  *   from its end with the (server, bot[, module], at DESC, id DESC) index and an OFFSET inside it.
@@ -82,7 +82,8 @@ export const AuditLogSql = Layer.effect(
           )
         // One index range scan per range (an OR of ranges can turn into a scan of every bucket of the level).
         const scans = clip.map((range) =>
-          sql`SELECT bucket, n, ${column} AS c FROM audit_counts WHERE ${sql.and([...owner, sql`level = ${level}`, range])}`
+          sql`SELECT bucket, sum(n)::int8 AS n, sum(${column})::int8 AS c FROM audit_count_shards
+            WHERE ${sql.and([...owner, sql`level = ${level}`, range])} GROUP BY bucket`
         )
         return scans.length === 0 ? Effect.succeed([]) : sql<{ bucket: bigint; n: bigint; c: bigint }>`
           SELECT * FROM (${sql.join(" UNION ALL ", false)(scans)}) AS b ORDER BY bucket DESC`.pipe(

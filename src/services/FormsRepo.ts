@@ -58,10 +58,25 @@ export class FormsRepo extends Context.Service<FormsRepo, {
         alias: s.alias,
         taskboard_mapping: s.taskboard_mapping
       }))
+      // RETURNING gives the rows as stored (what a SELECT would read back), without a further round trip.
       return Arr.isReadonlyArrayNonEmpty(rows)
-        ? Effect.asVoid(sql`INSERT INTO form_steps ${sql.insert(rows)}`)
-        : Effect.void
+        ? Effect.map(
+          sql<StepRow>`INSERT INTO form_steps ${sql.insert(rows)}
+            RETURNING step_id, type, string, answers_validation, char_limit_min, char_limit_max, alias, taskboard_mapping`,
+          (stored) => [...stored].sort((a, b) => a.step_id - b.step_id)
+        )
+        : Effect.succeed<ReadonlyArray<StepRow>>([])
     }
+
+    // Inside the caller's transaction (Forms puts the audit entry in it) the statements already commit
+    // together: a nested one would only add a SAVEPOINT and its RELEASE (two round trips) per write.
+    // (A caller that recovered from a failure here and still committed would keep a partial write;
+    // Forms never does: every failure ends its transaction.)
+    const atomic = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+      Effect.flatMap(
+        Effect.serviceOption(sql.transactionService),
+        (open) => open._tag === "Some" ? self : sql.withTransaction(self)
+      )
 
     const columns = sql`workflow_id, title, color_hex, channel_id, fwd_channel_ids, role_mentions, public_mentions,
       flags, taskboard_board, created_at`
@@ -90,7 +105,7 @@ export class FormsRepo extends Context.Service<FormsRepo, {
           return rows[0] === undefined ? Option.none() : Option.some(yield* load(rows[0]))
         })).pipe(Effect.withSpan("FormsRepo.find")),
       create: (scope, data) =>
-        db(sql.withTransaction(Effect.gen(function*() {
+        db(atomic(Effect.gen(function*() {
           const rows = yield* sql<FormRow>`INSERT INTO forms (bot_id, server_id, title, color_hex, channel_id,
               fwd_channel_ids, role_mentions, public_mentions, flags, taskboard_board)
             VALUES (${scope.botId}, ${scope.serverId}, ${data.title}, ${data.color_hex}, ${data.channel_id},
@@ -98,11 +113,10 @@ export class FormsRepo extends Context.Service<FormsRepo, {
               ${json(data.public_mentions)}::jsonb, ${json(flagsOf(data))}::jsonb, ${data.taskboard_board})
             RETURNING ${columns}`
           const row = rows[0]!
-          yield* insertSteps(Number(row.workflow_id), data)
-          return yield* load(row)
+          return toStored(row, yield* insertSteps(Number(row.workflow_id), data))
         }))).pipe(Effect.withSpan("FormsRepo.create")),
       update: (scope, id, data) =>
-        db(sql.withTransaction(Effect.gen(function*() {
+        db(atomic(Effect.gen(function*() {
           // The row lock serialises concurrent writers of one form: steps are never a mix of two versions.
           const locked = yield* sql`SELECT workflow_id FROM forms
             WHERE workflow_id = ${id} AND bot_id = ${scope.botId} AND server_id = ${scope.serverId} FOR UPDATE`
@@ -113,11 +127,10 @@ export class FormsRepo extends Context.Service<FormsRepo, {
               flags = ${json(flagsOf(data))}::jsonb, taskboard_board = ${data.taskboard_board}, updated_at = now()
             WHERE workflow_id = ${id} RETURNING ${columns}`
           yield* sql`DELETE FROM form_steps WHERE workflow_id = ${id}`
-          yield* insertSteps(id, data)
-          return Option.some(yield* load(rows[0]!))
+          return Option.some(toStored(rows[0]!, yield* insertSteps(id, data)))
         }))).pipe(Effect.withSpan("FormsRepo.update")),
       remove: (scope, id) =>
-        db(sql.withTransaction(Effect.gen(function*() {
+        db(atomic(Effect.gen(function*() {
           const rows = yield* sql<FormRow>`SELECT ${columns} FROM forms
             WHERE workflow_id = ${id} AND bot_id = ${scope.botId} AND server_id = ${scope.serverId} FOR UPDATE`
           if (rows[0] === undefined) return Option.none()

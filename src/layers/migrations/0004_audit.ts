@@ -2,11 +2,22 @@ import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 
 /**
- * Exact audit counts at scale. `audit_counts` holds, per (server, bot) and epoch-aligned bucket, the
- * number of entries (`n`) and the number per module (one column each). Levels: 2 = 32 days, 1 = day,
- * 0 = hour. Level 2 rows always exist; the children of a bucket exist exactly while it holds more
- * than AUDIT_DENSE entries, so a small server costs a row per month, and a busy one is still never
- * counted or skipped more than AUDIT_DENSE entries (or one hour) at a time through the index.
+ * Exact audit counts at scale. `audit_count_shards` holds, per (server, bot), epoch-aligned bucket
+ * and shard, a part of the number of entries (`n`) and of the number per module (one column each);
+ * a bucket's counts are the sums over its shards (view `audit_counts`). Levels: 2 = 32 days,
+ * 1 = day, 0 = hour.
+ * - A sparse month (at most AUDIT_DENSE entries) is one row, shard 0, updated under its row lock.
+ * - The insert that makes a month dense sets `dense` on that row and builds the month's days and
+ *   hours from its entries; from then on every insert adds to its month, day and hour in the shard
+ *   of its connection (1..AUDIT_SHARDS), so concurrent writers of one server no longer queue on one
+ *   counter row until commit. The row of shard 0 is then only read (the `dense` flag).
+ * - Inserts hold a shared advisory lock on the month; a delete holds it exclusively, so it sees the
+ *   sums of every shard exact, and turns the month back into one sparse row when it drops to
+ *   AUDIT_DENSE or fewer entries.
+ * The view shows the invariant the readers rely on: level-2 rows for every month with entries, the
+ * children of a bucket exactly while it holds more than AUDIT_DENSE entries (a dense month keeps all
+ * its days and hours counted; the view hides the hours of its sparse days). A busy server is thus
+ * never counted or skipped more than AUDIT_DENSE entries (or one hour) at a time through the index.
  * Row triggers keep this exact in the transaction of every insert or delete.
  * `audit_at` lets the retention job find expired entries without scanning the table.
  * Queries use (server, bot, at DESC, id DESC) and, with a module, (module, server, bot, at DESC, id DESC).
@@ -14,69 +25,130 @@ import { SqlClient } from "effect/sql"
 export const AUDIT_DENSE = 1000
 export const AUDIT_LEVEL_SECONDS = [3600, 86400, 2764800] as const
 export const AUDIT_COUNT_MODULES = ["forms", "photo", "forum", "rss", "streaming", "microblog", "video"] as const
+/** Counter shards of a dense month (besides shard 0); a connection always writes the same one. */
+export const AUDIT_SHARDS = 16
 
 const counts = ["n", ...AUDIT_COUNT_MODULES]
 const seconds = `(ARRAY[${AUDIT_LEVEL_SECONDS.join(", ")}])`
+const key = (row: "NEW" | "OLD") => `${row}.server_id, ${row}.bot_id, 2::smallint, audit_bucket(${row}.at, 2)`
+const one = (row: "NEW" | "OLD", sign: "" | "-") =>
+  [`${sign}1`, ...AUDIT_COUNT_MODULES.map((m) => `${sign}(${row}.module_name = '${m}')::int`)].join(", ")
+const add = (row: "NEW" | "OLD", sign: "+" | "-") =>
+  counts.map((c) => `${c} = ${c} ${sign} ${c === "n" ? "1" : `(${row}.module_name = '${c}')::int`}`).join(", ")
+const addExcluded = counts.map((c) => `${c} = c.${c} + EXCLUDED.${c}`).join(", ")
+const sums = (alias: string) => counts.map((c) => `sum(${alias}.${c})::int8 AS ${c}`).join(", ")
+const month = (row: "NEW" | "OLD") =>
+  `server_id = ${row}.server_id AND bot_id = ${row}.bot_id AND level = 2 AND bucket = audit_bucket(${row}.at, 2)`
+/** The month's advisory lock key (a collision only makes two months share a lock). */
+const lockKey = (row: "NEW" | "OLD") => `hashtextextended(${row}.server_id || '/' || ${row}.bot_id, audit_bucket(${row}.at, 2))`
 
 // Row-level BEFORE triggers: SQL run inside them sees the rows processed earlier in the same
 // statement but not the current one, so a backfill plus this row's own increment is exact even for
-// multi-row inserts and deletes. Counter rows are always locked top-down (block, day, hour).
+// multi-row inserts and deletes. Locks are taken in one order: the month's advisory lock, its
+// shard-0 row, then shard rows (months top-down: month, day, hour).
 const onInsert = `
-  FOR lvl IN REVERSE 2..0 LOOP
-    INSERT INTO audit_counts AS c (server_id, bot_id, level, bucket, ${counts.join(", ")})
-    VALUES (NEW.server_id, NEW.bot_id, lvl, audit_bucket(NEW.at, lvl), 1,
-      ${AUDIT_COUNT_MODULES.map((m) => `(NEW.module_name = '${m}')::int`).join(", ")})
-    ON CONFLICT (server_id, bot_id, level, bucket) DO UPDATE SET
-      ${counts.map((c) => `${c} = c.${c} + EXCLUDED.${c}`).join(", ")}
+  PERFORM pg_advisory_xact_lock_shared(${lockKey("NEW")});
+  LOOP
+    UPDATE audit_count_shards SET ${add("NEW", "+")}
+    WHERE ${month("NEW")} AND shard = 0 AND NOT dense
     RETURNING n INTO total;
-    EXIT WHEN total <= ${AUDIT_DENSE} OR lvl = 0;
-    IF total = ${AUDIT_DENSE + 1} THEN
-      -- The bucket just became dense: its children, from the entries already there; this row is added next.
-      INSERT INTO audit_counts AS c (server_id, bot_id, level, bucket, ${counts.join(", ")})
-      SELECT NEW.server_id, NEW.bot_id, lvl - 1, audit_bucket(e.at, lvl - 1), count(*),
+    EXIT WHEN FOUND;
+    SELECT dense INTO is_dense FROM audit_count_shards WHERE ${month("NEW")} AND shard = 0;
+    IF NOT FOUND THEN
+      INSERT INTO audit_count_shards (server_id, bot_id, level, bucket, shard, ${counts.join(", ")})
+      VALUES (${key("NEW")}, 0, ${one("NEW", "")})
+      ON CONFLICT DO NOTHING;
+      IF FOUND THEN RETURN NEW; END IF;
+    ELSIF is_dense THEN
+      total := NULL;
+      EXIT;
+    END IF;
+    -- Another transaction created the month meanwhile: count on its row.
+  END LOOP;
+  IF total IS NOT NULL THEN
+    IF total <= ${AUDIT_DENSE} THEN RETURN NEW; END IF;
+    -- The month just became dense: its days and hours, from the entries already there; this row is added next.
+    UPDATE audit_count_shards SET dense = true WHERE ${month("NEW")} AND shard = 0;
+    FOR lvl IN REVERSE 1..0 LOOP
+      INSERT INTO audit_count_shards AS c (server_id, bot_id, level, bucket, shard, ${counts.join(", ")})
+      SELECT NEW.server_id, NEW.bot_id, lvl, audit_bucket(e.at, lvl), 0, count(*),
         ${AUDIT_COUNT_MODULES.map((m) => `count(*) FILTER (WHERE e.module_name = '${m}')`).join(", ")}
       FROM audit_entries e
       WHERE e.server_id = NEW.server_id AND e.bot_id = NEW.bot_id
-        AND e.at >= to_timestamp(audit_bucket(NEW.at, lvl) * ${seconds}[lvl + 1])
-        AND e.at < to_timestamp((audit_bucket(NEW.at, lvl) + 1) * ${seconds}[lvl + 1])
+        AND e.at >= to_timestamp(audit_bucket(NEW.at, 2) * ${seconds}[3])
+        AND e.at < to_timestamp((audit_bucket(NEW.at, 2) + 1) * ${seconds}[3])
       GROUP BY 4 ORDER BY 4
-      ON CONFLICT (server_id, bot_id, level, bucket) DO UPDATE SET ${counts.map((c) => `${c} = EXCLUDED.${c}`).join(", ")};
-    END IF;
+      ON CONFLICT (server_id, bot_id, level, bucket, shard) DO UPDATE SET ${counts.map((c) => `${c} = EXCLUDED.${c}`).join(", ")};
+    END LOOP;
+  END IF;
+  -- A dense month: this row goes to the shard of this connection, at every level still to count.
+  FOR lvl IN REVERSE (CASE WHEN total IS NULL THEN 2 ELSE 1 END)..0 LOOP
+    INSERT INTO audit_count_shards AS c (server_id, bot_id, level, bucket, shard, ${counts.join(", ")})
+    VALUES (NEW.server_id, NEW.bot_id, lvl, audit_bucket(NEW.at, lvl), 1 + pg_backend_pid() % ${AUDIT_SHARDS}, ${one("NEW", "")})
+    ON CONFLICT (server_id, bot_id, level, bucket, shard) DO UPDATE SET ${addExcluded};
   END LOOP;
   RETURN NEW;`
 
 const onDelete = `
-  FOR lvl IN REVERSE 2..0 LOOP
-    UPDATE audit_counts SET ${counts.map((c) => `${c} = ${c} - ${c === "n" ? "1" : `(OLD.module_name = '${c}')::int`}`).join(", ")}
-    WHERE server_id = OLD.server_id AND bot_id = OLD.bot_id AND level = lvl AND bucket = audit_bucket(OLD.at, lvl)
-    RETURNING n INTO total;
-    EXIT WHEN NOT FOUND;
+  -- Exclusive: no insert of this month is in flight, so the sums over the shards are exact.
+  PERFORM pg_advisory_xact_lock(${lockKey("OLD")});
+  UPDATE audit_count_shards SET ${add("OLD", "-")}
+  WHERE ${month("OLD")} AND shard = 0 AND NOT dense
+  RETURNING n INTO total;
+  IF FOUND THEN
     IF total <= 0 THEN
-      DELETE FROM audit_counts WHERE server_id = OLD.server_id AND bot_id = OLD.bot_id AND level = lvl AND bucket = audit_bucket(OLD.at, lvl);
+      DELETE FROM audit_count_shards WHERE ${month("OLD")} AND shard = 0;
     END IF;
-    EXIT WHEN total < ${AUDIT_DENSE} OR lvl = 0;
-    IF total = ${AUDIT_DENSE} THEN
-      -- The bucket is no longer dense: its descendants go.
-      DELETE FROM audit_counts
-      WHERE server_id = OLD.server_id AND bot_id = OLD.bot_id AND level < lvl
-        AND bucket >= audit_bucket(OLD.at, lvl) * (${seconds}[lvl + 1] / ${seconds}[level + 1])
-        AND bucket < (audit_bucket(OLD.at, lvl) + 1) * (${seconds}[lvl + 1] / ${seconds}[level + 1]);
-      EXIT;
-    END IF;
+    RETURN OLD;
+  END IF;
+  PERFORM FROM audit_count_shards WHERE ${month("OLD")} AND shard = 0;
+  IF NOT FOUND THEN RETURN OLD; END IF;
+  FOR lvl IN REVERSE 2..0 LOOP
+    INSERT INTO audit_count_shards AS c (server_id, bot_id, level, bucket, shard, ${counts.join(", ")})
+    VALUES (OLD.server_id, OLD.bot_id, lvl, audit_bucket(OLD.at, lvl), 0, ${one("OLD", "-")})
+    ON CONFLICT (server_id, bot_id, level, bucket, shard) DO UPDATE SET ${addExcluded};
   END LOOP;
+  SELECT sum(n) INTO total FROM audit_count_shards WHERE ${month("OLD")};
+  IF total <= ${AUDIT_DENSE} THEN
+    -- The month is no longer dense: back to one row, its days and hours go.
+    UPDATE audit_count_shards SET dense = false, (${counts.join(", ")}) = (
+      SELECT ${counts.map((c) => `sum(${c})::int8`).join(", ")} FROM audit_count_shards WHERE ${month("OLD")})
+    WHERE ${month("OLD")} AND shard = 0;
+    DELETE FROM audit_count_shards WHERE ${month("OLD")} AND shard <> 0;
+    DELETE FROM audit_count_shards
+    WHERE server_id = OLD.server_id AND bot_id = OLD.bot_id AND level < 2
+      AND bucket >= audit_bucket(OLD.at, 2) * (${seconds}[3] / ${seconds}[level + 1])
+      AND bucket < (audit_bucket(OLD.at, 2) + 1) * (${seconds}[3] / ${seconds}[level + 1]);
+    IF total <= 0 THEN
+      DELETE FROM audit_count_shards WHERE ${month("OLD")};
+    END IF;
+  END IF;
   RETURN OLD;`
 
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  yield* sql.unsafe(`CREATE TABLE audit_counts (
+  yield* sql.unsafe(`CREATE TABLE audit_count_shards (
     server_id text NOT NULL,
     bot_id text NOT NULL,
     level smallint NOT NULL,
     bucket bigint NOT NULL,
+    shard smallint NOT NULL,
+    dense boolean NOT NULL DEFAULT false,
     n bigint NOT NULL,
     ${AUDIT_COUNT_MODULES.map((m) => `${m} bigint NOT NULL DEFAULT 0`).join(",\n    ")},
-    PRIMARY KEY (server_id, bot_id, level, bucket)
+    PRIMARY KEY (server_id, bot_id, level, bucket, shard)
   )`)
+  // The counts as the readers see them (the sums over the shards), and the invariant of the header.
+  yield* sql.unsafe(`CREATE VIEW audit_count_sums AS
+    SELECT server_id, bot_id, level, bucket, ${sums("s")}
+    FROM audit_count_shards s GROUP BY server_id, bot_id, level, bucket`)
+  yield* sql.unsafe(`CREATE VIEW audit_counts AS
+    SELECT c.* FROM audit_count_sums c
+    WHERE c.n > 0 AND (c.level = 2 OR EXISTS (
+      SELECT FROM audit_count_sums p
+      WHERE p.server_id = c.server_id AND p.bot_id = c.bot_id AND p.level = c.level + 1 AND p.n > ${AUDIT_DENSE}
+        AND c.bucket >= p.bucket * (${seconds}[c.level + 2] / ${seconds}[c.level + 1])
+        AND c.bucket < (p.bucket + 1) * (${seconds}[c.level + 2] / ${seconds}[c.level + 1])))`)
   yield* sql`CREATE INDEX audit_at ON audit_entries (at)`
   // Module first: with (server, bot, module, at) a cached generic plan of an all-modules query may
   // pick that index and scan every entry of the server; a leading module column rules it out.
@@ -87,7 +159,7 @@ export default Effect.gen(function*() {
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     RETURN floor(extract(epoch FROM at) / (ARRAY[${AUDIT_LEVEL_SECONDS.join(", ")}])[level + 1])::bigint`)
   yield* sql.unsafe(`CREATE FUNCTION audit_counts_add() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE total bigint;
+DECLARE total bigint; is_dense boolean;
 BEGIN${onInsert}
 END $$`)
   yield* sql.unsafe(`CREATE FUNCTION audit_counts_sub() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -96,7 +168,7 @@ BEGIN${onDelete}
 END $$`)
   yield* sql.unsafe(`CREATE FUNCTION audit_counts_clear() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  TRUNCATE audit_counts;
+  TRUNCATE audit_count_shards;
   RETURN NULL;
 END $$`)
   yield* sql`CREATE TRIGGER audit_counts_on_insert BEFORE INSERT ON audit_entries
