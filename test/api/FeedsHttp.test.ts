@@ -23,20 +23,9 @@ import {
 } from "../../src/sandbox/Seed.ts"
 import { RSS_PATHS } from "../../src/sandbox/sources/Seed.ts"
 import { dbKinds } from "../utils/Db.ts"
-import { raw, signIn, TestApp } from "../utils/TestApp.ts"
+import { raw, TestApp, tokenOf } from "../utils/TestApp.ts"
 
 type FeedModule = "photo" | "forum" | "rss" | "streaming" | "microblog" | "video"
-
-const tokens = new Map<string, Promise<string>>()
-const tokenOf = (userId: string) =>
-  Effect.gen(function*() {
-    const app = yield* TestApp
-    const key = `${app.url}|${userId}`
-    if (!tokens.has(key)) {
-      tokens.set(key, Effect.runPromise(signIn(userId).pipe(Effect.provideService(TestApp, app), Effect.map((t) => t.access_token))))
-    }
-    return yield* Effect.promise(() => tokens.get(key)!)
-  })
 
 /** Every raw body the gateway answered in this file: no webhook token may ever appear in one. */
 const bodies: Array<string> = []

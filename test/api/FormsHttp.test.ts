@@ -19,7 +19,7 @@ import {
 } from "../../src/sandbox/Seed.ts"
 import { TASKBOARD_BOARDS } from "../../src/sandbox/sources/Seed.ts"
 import { dbKinds } from "../utils/Db.ts"
-import { json, raw, signIn, TestApp } from "../utils/TestApp.ts"
+import { json, raw, TestApp, tokenOf } from "../utils/TestApp.ts"
 
 const OPTIONS = ["Description", "Title", "List", "Label", "Attachment", "Private"]
 const REAL_BOARDS = TASKBOARD_BOARDS.filter((b) => !b.closed).map((b) => ({ id: b.id, name: b.name }))
@@ -36,17 +36,6 @@ const FLAGS = [
   "disable_priorities"
 ] as const
 const ALICE = SEED.users.find((u) => u.id === ALICE_ID)!
-
-const tokens = new Map<string, Promise<string>>()
-const tokenOf = (userId: string) =>
-  Effect.gen(function*() {
-    const app = yield* TestApp
-    const key = `${app.url}|${userId}`
-    if (!tokens.has(key)) {
-      tokens.set(key, Effect.runPromise(signIn(userId).pipe(Effect.provideService(TestApp, app), Effect.map((t) => t.access_token))))
-    }
-    return yield* Effect.promise(() => tokens.get(key)!)
-  })
 
 const formsPath = (server = S1_ID, bot = BOT1_ID) => `/api/v1/bots/${bot}/servers/${server}/modules/forms`
 

@@ -19,24 +19,12 @@ import {
   S4_ID
 } from "../../src/sandbox/Seed.ts"
 import { dbKinds } from "../utils/Db.ts"
-import { json, raw, signIn, TestApp } from "../utils/TestApp.ts"
+import { json, raw, TestApp, tokenOf } from "../utils/TestApp.ts"
 
 const UNKNOWN_BOT = "299999999999999999"
 const UNKNOWN_SERVER = "399999999999999999"
 const FEED_MODULES = ["photo", "forum", "rss", "streaming", "microblog", "video"] as const
 const ALL_MODULES = ["forms", ...FEED_MODULES] as const
-
-/** One sign-in per user per running app. */
-const tokens = new Map<string, Promise<string>>()
-const tokenOf = (userId: string) =>
-  Effect.gen(function*() {
-    const app = yield* TestApp
-    const key = `${app.url}|${userId}`
-    if (!tokens.has(key)) {
-      tokens.set(key, Effect.runPromise(signIn(userId).pipe(Effect.provideService(TestApp, app), Effect.map((t) => t.access_token))))
-    }
-    return yield* Effect.promise(() => tokens.get(key)!)
-  })
 
 const get = (userId: string, path: string) =>
   Effect.gen(function*() {

@@ -7,18 +7,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { ALICE_ID, BOB_ID, BOT1_ID, BOT2_ID, CAROL_ID, S1_ID, S2_ID, S3_ID, S4_ID } from "../../src/sandbox/Seed.ts"
 import { dbKinds } from "../utils/Db.ts"
-import { raw, signIn, TestApp } from "../utils/TestApp.ts"
-
-const tokens = new Map<string, Promise<string>>()
-const tokenOf = (userId: string) =>
-  Effect.gen(function*() {
-    const app = yield* TestApp
-    const key = `${app.url}|${userId}`
-    if (!tokens.has(key)) {
-      tokens.set(key, Effect.runPromise(signIn(userId).pipe(Effect.provideService(TestApp, app), Effect.map((t) => t.access_token))))
-    }
-    return yield* Effect.promise(() => tokens.get(key)!)
-  })
+import { raw, signIn, TestApp, tokenOf } from "../utils/TestApp.ts"
 
 const get = (userId: string, path: string) =>
   Effect.gen(function*() {

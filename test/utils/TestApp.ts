@@ -171,3 +171,15 @@ export const signIn = (userId: string) =>
 /** The package's typed client (src/http/client.ts), pointed at the test server. */
 export const typedClient = (accessToken: string | undefined) =>
   Effect.flatMap(TestApp, (app) => makeClient({ baseUrl: app.url, accessToken, userAgent: UA }))
+
+/** One sign-in per user per running app: the access token, signed in once and shared by the file's tests. */
+const signedIn = new Map<string, Promise<string>>()
+export const tokenOf = (userId: string) =>
+  Effect.gen(function*() {
+    const app = yield* TestApp
+    const key = `${app.url}|${userId}`
+    if (!signedIn.has(key)) {
+      signedIn.set(key, Effect.runPromise(signIn(userId).pipe(Effect.provideService(TestApp, app), Effect.map((t) => t.access_token))))
+    }
+    return yield* Effect.promise(() => signedIn.get(key)!)
+  })
