@@ -6,7 +6,8 @@ import type { Scope } from "effect"
 import { mkdirSync } from "node:fs"
 import { createServer } from "node:net"
 
-const freePort = () =>
+/** A free loopback port (bound, read, released). */
+export const freePort = () =>
   new Promise<number>((resolve, reject) => {
     const server = createServer()
     server.once("error", reject)

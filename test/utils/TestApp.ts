@@ -7,8 +7,8 @@
 import { Context, Effect, Layer, Redacted, References } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { RateLimiter } from "effect/persistence"
-import { createServer } from "node:net"
 import { makeClient } from "../../src/http/client.ts"
+import { freePort } from "../../src/layers/Embedded.ts"
 import type { AppConfigShape } from "../../src/layers/AppConfig.ts"
 import { liveCapabilities, makeApp } from "../../src/layers/App.ts"
 import type { Capabilities } from "../../src/layers/App.ts"
@@ -29,16 +29,7 @@ import { testDb } from "./Db.ts"
 export const CLIENT_REDIRECT = "http://127.0.0.1/callback"
 export const UA = "gateway-tests/1.0"
 
-export const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
+export { freePort }
 
 export const testAppConfig = (port: number, overrides: Partial<AppConfigShape> = {}): AppConfigShape => ({
   port,
