@@ -24,6 +24,7 @@ import {
   WEBHOOK_S1_ID,
   WEBHOOK_S1_TOKEN
 } from "../../src/sandbox/Seed.ts"
+import { call, field } from "./SandboxCall.ts"
 
 const doc = JSON.parse(
   readFileSync(new URL("../fixtures/discord/openapi-subset.json", import.meta.url), "utf8")
@@ -34,27 +35,8 @@ const assertShape = (schema: string, value: unknown) => assert.deepStrictEqual(c
 const bot1 = { authorization: `Bot ${BOT1_TOKEN}` }
 const bot2 = { authorization: `Bot ${BOT2_TOKEN}` }
 
-interface Answer {
-  readonly status: number
-  readonly headers: Headers
-  readonly body: unknown
-}
-
-const call = (path: string, init?: RequestInit) =>
-  Effect.gen(function*() {
-    const server = yield* SandboxServer
-    return yield* Effect.promise(async (): Promise<Answer> => {
-      const response = await fetch(`${server.url}${path}`, { redirect: "manual", ...init })
-      const text = await response.text()
-      const isJson = response.headers.get("content-type")?.includes("json") ?? false
-      return { status: response.status, headers: response.headers, body: isJson && text !== "" ? JSON.parse(text) : text }
-    })
-  })
-
 const api = (path: string, init?: RequestInit) => call(`/sandbox/discord/api/v10${path}`, init)
 
-const field = (value: unknown, key: string): unknown =>
-  typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined
 const list = (value: unknown): ReadonlyArray<unknown> => (Array.isArray(value) ? value : [])
 
 const assertRateLimitHeaders = (headers: Headers) => {

@@ -18,6 +18,8 @@ import {
   SANDBOX_CLIENT_ID,
   SANDBOX_CLIENT_SECRET
 } from "../../src/sandbox/Seed.ts"
+import { call, field } from "./SandboxCall.ts"
+import type { Answer } from "./SandboxCall.ts"
 
 const doc = JSON.parse(
   readFileSync(new URL("../fixtures/discord/openapi-subset.json", import.meta.url), "utf8")
@@ -28,25 +30,6 @@ const REDIRECT = "http://127.0.0.1:9999/auth/idp/callback"
 const VERIFIER = "sandbox-verifier-0123456789-0123456789-0123456789-abcdefghij"
 const CHALLENGE = createHash("sha256").update(VERIFIER).digest("base64url")
 
-interface Answer {
-  readonly status: number
-  readonly headers: Headers
-  readonly body: unknown
-}
-
-const call = (path: string, init?: RequestInit) =>
-  Effect.gen(function*() {
-    const server = yield* SandboxServer
-    return yield* Effect.promise(async (): Promise<Answer> => {
-      const response = await fetch(`${server.url}${path}`, { redirect: "manual", ...init })
-      const text = await response.text()
-      const isJson = response.headers.get("content-type")?.includes("json") ?? false
-      return { status: response.status, headers: response.headers, body: isJson && text !== "" ? JSON.parse(text) : text }
-    })
-  })
-
-const field = (value: unknown, key: string): unknown =>
-  typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined
 const list = (value: unknown): ReadonlyArray<unknown> => (Array.isArray(value) ? value : [])
 
 const authorizePath = (extra: Record<string, string>) =>

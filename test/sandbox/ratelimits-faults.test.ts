@@ -5,31 +5,14 @@ import type { SchemaDocument } from "../../src/sandbox/DiscordSchemaCheck.ts"
 import { checkSchema } from "../../src/sandbox/DiscordSchemaCheck.ts"
 import { defaultSandboxConfig, SandboxConfig, SandboxServer } from "../../src/sandbox/Sandbox.ts"
 import { BOT1_TOKEN, BOT2_TOKEN, S1_ID, S3_ID, SEED } from "../../src/sandbox/Seed.ts"
+import { call, field } from "./SandboxCall.ts"
+import type { Answer } from "./SandboxCall.ts"
 
 const doc = JSON.parse(
   readFileSync(new URL("../fixtures/discord/openapi-subset.json", import.meta.url), "utf8")
 ) as SchemaDocument
 const assertShape = (schema: string, value: unknown) => assert.deepStrictEqual(checkSchema(doc, schema, value), [])
 
-interface Answer {
-  readonly status: number
-  readonly headers: Headers
-  readonly body: unknown
-}
-
-const call = (path: string, init?: RequestInit) =>
-  Effect.gen(function*() {
-    const server = yield* SandboxServer
-    return yield* Effect.promise(async (): Promise<Answer> => {
-      const response = await fetch(`${server.url}${path}`, { redirect: "manual", ...init })
-      const text = await response.text()
-      const isJson = response.headers.get("content-type")?.includes("json") ?? false
-      return { status: response.status, headers: response.headers, body: isJson && text !== "" ? JSON.parse(text) : text }
-    })
-  })
-
-const field = (value: unknown, key: string): unknown =>
-  typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined
 
 const bot1 = { authorization: `Bot ${BOT1_TOKEN}` }
 const bot2 = { authorization: `Bot ${BOT2_TOKEN}` }
