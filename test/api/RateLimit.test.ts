@@ -50,7 +50,6 @@ if (redisUrl !== undefined) {
   layer(A, { excludeTestServices: true, timeout: 60_000 })("two instances on one Redis", (it) => {
     it.effect("admit at most the limit together", () =>
       Effect.gen(function*() {
-        const appA = yield* TestApp
         const tokenA = (yield* signIn(ALICE_ID)).access_token
         const statuses: Array<number> = []
         for (let i = 0; i < 3; i++) statuses.push((yield* raw({ token: tokenA }, "/api/v1/bots")).status)
@@ -68,7 +67,6 @@ if (redisUrl !== undefined) {
         assert.strictEqual(all.filter((s) => s === 200).length, 5, JSON.stringify(all))
         assert.strictEqual(all.filter((s) => s === 429).length, 1, JSON.stringify(all))
         assert.match(fromB[1]!.remaining!, /^"api";r=0;t=\d+$/)
-        assert.notStrictEqual(appA.url, "")
       }))
   })
 
