@@ -8,15 +8,15 @@ import { Argument, Command, Flag } from "effect/cli"
 import { FetchHttpClient } from "effect/http"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import { loadConfig } from "./layers/AppConfig.ts"
-import type { AppConfigShape } from "./layers/AppConfig.ts"
-import { DatabaseLive } from "./layers/Database.ts"
-import { DiscordChatPlatform } from "./layers/DiscordChatPlatform.ts"
+import { loadConfig } from "./layers/config/AppConfig.ts"
+import type { AppConfigShape } from "./layers/config/AppConfig.ts"
+import { DatabaseLive } from "./layers/sql/Database.ts"
+import { ChatPlatformDiscord } from "./layers/discord/ChatPlatformDiscord.ts"
 import { SEED } from "./sandbox/Seed.ts"
 import { Bots } from "./services/Bots.ts"
 import { ChatPlatform } from "./services/ChatPlatform.ts"
 import { Cipher, parseKeyring } from "./services/Cipher.ts"
-import { reencryptAll } from "./services/Reencrypt.ts"
+import { reencryptAll } from "./layers/sql/Reencrypt.ts"
 import { TaskboardPairings } from "./services/TaskboardPairings.ts"
 
 const keyringOf = (config: AppConfigShape) => {
@@ -32,9 +32,9 @@ const Env = Layer.unwrap(Effect.gen(function*() {
   const db = DatabaseLive({ url: config.databaseUrl, dataDir: config.dataDir })
   const cipher = Cipher.layer(keyringOf(config))
   const base = Layer.mergeAll(Bots.layerSql, TaskboardPairings.layerSql).pipe(Layer.provideMerge(cipher), Layer.provideMerge(db))
-  const chat = DiscordChatPlatform.layer(
+  const chat = ChatPlatformDiscord.layer(
     config.sandbox
-      ? { ...DiscordChatPlatform.sandboxUrls(config.publicUrl), clientId: SEED.oauth.clientId, clientSecret: Redacted.make(SEED.oauth.clientSecret) }
+      ? { ...ChatPlatformDiscord.sandboxUrls(config.publicUrl), clientId: SEED.oauth.clientId, clientSecret: Redacted.make(SEED.oauth.clientSecret) }
       : { baseUrl: config.discordApiUrl, clientId: config.discordClientId!, clientSecret: config.discordClientSecret! }
   ).pipe(Layer.provide(FetchHttpClient.layer))
   return Layer.mergeAll(base, chat)

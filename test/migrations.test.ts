@@ -4,8 +4,8 @@ import { SqlClient } from "effect/sql"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { DatabaseLive } from "../src/layers/Database.ts"
-import { runMigrations } from "../src/layers/Migrations.ts"
+import { DatabaseLive } from "../src/layers/sql/Database.ts"
+import { runMigrations } from "../src/layers/migrations/Migrations.ts"
 import { dbKinds, testDb } from "./utils/Db.ts"
 
 for (const kind of dbKinds) {

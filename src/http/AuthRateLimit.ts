@@ -8,7 +8,7 @@
 import { Effect, Layer, Option } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { RateLimiter } from "effect/persistence"
-import { AppConfig } from "../layers/AppConfig.ts"
+import { AppConfig } from "../layers/config/AppConfig.ts"
 import { AuthRateLimit } from "./Middleware.ts"
 import { countRequest } from "./RateLimit.ts"
 

@@ -4,12 +4,12 @@ import { HttpServerRequest } from "effect/http"
 import { RateLimiter } from "effect/persistence"
 import { ServiceUnavailable, Unauthorized } from "../domain/Errors.ts"
 import type { TooManyRequests } from "../domain/Errors.ts"
-import { AppConfig } from "../layers/AppConfig.ts"
+import { AppConfig } from "../layers/config/AppConfig.ts"
 import { TokenStore } from "../services/TokenStore.ts"
 import { Authorization, CurrentPrincipal } from "./Middleware.ts"
 import type { Principal } from "./Middleware.ts"
 import { countRequest } from "./RateLimit.ts"
-import { accessTokenFrom } from "./Security.ts"
+import { accessTokenFrom } from "../domain/AccessToken.ts"
 
 type Resolution = Exit.Exit<Principal, Unauthorized | TooManyRequests | ServiceUnavailable>
 

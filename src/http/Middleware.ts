@@ -1,17 +1,7 @@
 /** HttpApi middleware services of the contract (no server code here: the client imports this file). */
-import { Context } from "effect"
 import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
 import { BadRequest, ServiceUnavailable, TooManyRequests, Unauthorized } from "../domain/Errors.ts"
-import type { UserId } from "../domain/Ids.ts"
-
-/** The signed-in user, as the Authorization middleware resolved the access token. */
-export interface Principal {
-  readonly userId: UserId
-  /** The sign-in (token family) the access token belongs to. */
-  readonly familyId: string
-  readonly accessExpiresAt: Date
-}
-export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()("gateway/CurrentPrincipal") {}
+import { CurrentPrincipal } from "../domain/Principal.ts"
 
 const bearerDoc = HttpApiSecurity.bearer.pipe(
   HttpApiSecurity.annotate(
@@ -49,3 +39,5 @@ export class AuthRateLimit extends HttpApiMiddleware.Service<AuthRateLimit>()("g
   error: [TooManyRequests.wire, ServiceUnavailable.wire]
 }) {}
 
+export { CurrentPrincipal }
+export type { Principal } from "../domain/Principal.ts"

@@ -22,8 +22,8 @@ import { AssetRoutes, DocsRoutes, serve } from "../http/Server.ts"
 import { SandboxCallbackRoute } from "../sandbox/Callback.ts"
 import { SandboxRoutes } from "../sandbox/Sandbox.ts"
 import { BOT1_ID, BOT2_ID, SEED } from "../sandbox/Seed.ts"
-import { AuditLogSql } from "../services/AuditLogSql.ts"
-import { AuditRetention } from "../services/AuditRetention.ts"
+import { AuditLogSql } from "./sql/AuditLogSql.ts"
+import { AuditRetention } from "./sql/AuditRetention.ts"
 import { Auth } from "../services/Auth.ts"
 import { Bots } from "../services/Bots.ts"
 import { Cipher } from "../services/Cipher.ts"
@@ -36,14 +36,14 @@ import { FormsRepo } from "../services/FormsRepo.ts"
 import { PlatformSession } from "../services/PlatformSession.ts"
 import { Readiness } from "../services/Readiness.ts"
 import { TaskboardPairings } from "../services/TaskboardPairings.ts"
-import { layerCached as TokenStoreCached } from "../services/TokenStoreCached.ts"
-import { layerSql as TokenStoreSql } from "../services/TokenStoreSql.ts"
-import { AppConfig } from "./AppConfig.ts"
-import type { AppConfigShape } from "./AppConfig.ts"
-import { DatabaseLive } from "./Database.ts"
-import { DiscordChatPlatform } from "./DiscordChatPlatform.ts"
-import { ExternalSourcesLive } from "./ExternalSourcesLive.ts"
-import { TaskBoardLive } from "./TaskBoardLive.ts"
+import { layerCached as TokenStoreCached } from "./cache/TokenStoreCached.ts"
+import { layerSql as TokenStoreSql } from "./sql/TokenStoreSql.ts"
+import { AppConfig } from "./config/AppConfig.ts"
+import type { AppConfigShape } from "./config/AppConfig.ts"
+import { DatabaseLive } from "./sql/Database.ts"
+import { ChatPlatformDiscord } from "./discord/ChatPlatformDiscord.ts"
+import { ExternalSourcesHttp } from "./sources/ExternalSourcesHttp.ts"
+import { TaskBoardTrello } from "./taskboard/TaskBoardTrello.ts"
 
 // Every module request needs the signed-in user (the audit actor): one GET /users/@me per user per
 // 10 s instead of one per request (which would also exceed the platform's 50 requests/s per token).
@@ -53,7 +53,7 @@ const cacheTtl = { me: "10 seconds" } as const
 const platformOptions = (config: AppConfigShape) =>
   config.sandbox
     ? {
-      ...DiscordChatPlatform.sandboxUrls(config.publicUrl),
+      ...ChatPlatformDiscord.sandboxUrls(config.publicUrl),
       clientId: SEED.oauth.clientId,
       clientSecret: Redacted.make(SEED.oauth.clientSecret),
       timeout: config.upstreamTimeoutMs,
@@ -72,7 +72,7 @@ const counters = (config: AppConfigShape) =>
   config.redisUrl === undefined
     ? {
       limiter: RateLimiter.layer.pipe(Layer.provide(RateLimiter.layerStoreMemory)),
-      chat: DiscordChatPlatform.layer(platformOptions(config))
+      chat: ChatPlatformDiscord.layer(platformOptions(config))
     }
     : (() => {
       const store = RateLimiter.layerStoreRedis({ prefix: `${config.redisKeyPrefix}ratelimit:` }).pipe(
@@ -81,7 +81,7 @@ const counters = (config: AppConfigShape) =>
       )
       return {
         limiter: RateLimiter.layer.pipe(Layer.provide(store)),
-        chat: DiscordChatPlatform.layerWithStore(platformOptions(config)).pipe(Layer.provide(store))
+        chat: ChatPlatformDiscord.layerWithStore(platformOptions(config)).pipe(Layer.provide(store))
       }
     })()
 
@@ -104,18 +104,18 @@ export const liveCapabilities = (
     Readiness.layerSql
   ).pipe(Layer.provideMerge(cipher), Layer.provideMerge(db))
   const sources = config.sandbox
-    ? ExternalSourcesLive.layer(ExternalSourcesLive.sandboxOptions(config.publicUrl, config.upstreamTimeoutMs))
-    : ExternalSourcesLive.layerConfig(config.upstreamTimeoutMs)
+    ? ExternalSourcesHttp.layer(ExternalSourcesHttp.sandboxOptions(config.publicUrl, config.upstreamTimeoutMs))
+    : ExternalSourcesHttp.layerConfig(config.upstreamTimeoutMs)
   const taskBoard = Layer.unwrap(Effect.gen(function*() {
     if (config.sandbox) {
-      return TaskBoardLive.layer({
-        baseUrl: TaskBoardLive.sandboxBaseUrl(config.publicUrl),
-        pairings: TaskBoardLive.sandboxPairings,
+      return TaskBoardTrello.layer({
+        baseUrl: TaskBoardTrello.sandboxBaseUrl(config.publicUrl),
+        pairings: TaskBoardTrello.sandboxPairings,
         timeout: config.upstreamTimeoutMs
       })
     }
     const pairings = yield* TaskboardPairings
-    return TaskBoardLive.layer({ pairings: pairings.get, timeout: config.upstreamTimeoutMs })
+    return TaskBoardTrello.layer({ pairings: pairings.get, timeout: config.upstreamTimeoutMs })
   }))
   const http = Layer.mergeAll(chat, sources, taskBoard).pipe(Layer.provide(FetchHttpClient.layer))
   const retention = AuditRetention(config.auditRetentionDays)

@@ -1,6 +1,6 @@
 /**
  * The chat platform (Discord API v10) as the gateway uses it. The live layer is a real HTTP client
- * (layers/DiscordChatPlatform.ts); with no credentials configured it talks to the sandbox over HTTP.
+ * (layers/ChatPlatformDiscord.ts); with no credentials configured it talks to the sandbox over HTTP.
  * Shapes are the fields the gateway uses of Discord's own objects (see ../shared/discord/openapi.json).
  */
 import { Context, Schema } from "effect"

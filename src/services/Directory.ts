@@ -6,7 +6,7 @@ import { Context } from "effect"
 import type { Effect, Redacted } from "effect"
 import type { Forbidden, NotFound, RequestTimeout, ServiceUnavailable, Unauthorized } from "../domain/Errors.ts"
 import type { Bot, Module, ModuleName, Server, ServerSummary, User } from "../domain/Platform.ts"
-import type { Principal } from "../http/Middleware.ts"
+import type { Principal } from "../domain/Principal.ts"
 import type { Actor } from "./AuditLog.ts"
 import type { PlatformChannel, PlatformRole } from "./ChatPlatform.ts"
 

@@ -1,6 +1,6 @@
 /**
  * The external sources of the feed connectors (streaming, video, microblog, photo, forum, RSS):
- * one live client per source, each configured by its own credentials (layers/ExternalSourcesLive.ts),
+ * one live client per source, each configured by its own credentials (layers/ExternalSourcesHttp.ts),
  * each with a sandbox twin (src/sandbox/sources). A source without credentials answers 503 naming it.
  */
 import { Context } from "effect"

@@ -3,7 +3,7 @@
  * and the recognition of a chat-platform webhook URL among the configured prefixes.
  */
 import { Config, Context, Effect, Layer, Option } from "effect"
-import { AppConfig, ConfigInvalid } from "../layers/AppConfig.ts"
+import { AppConfig, ConfigInvalid } from "../layers/config/AppConfig.ts"
 
 export interface FeedsConfigShape {
   /** Feeds per module per server (decisions.md: 50, configurable). */

@@ -2,7 +2,7 @@
 import { Context } from "effect"
 import type { Effect, Redacted } from "effect"
 import type { RequestTimeout, ServiceUnavailable, Unauthorized } from "../domain/Errors.ts"
-import type { Principal } from "../http/Middleware.ts"
+import type { Principal } from "../domain/Principal.ts"
 
 export class PlatformSession extends Context.Service<PlatformSession, {
   readonly userToken: (

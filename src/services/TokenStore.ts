@@ -8,7 +8,7 @@
 import { Clock, Context, Effect } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import type { ServiceUnavailable } from "../domain/Errors.ts"
-import type { Principal } from "../http/Middleware.ts"
+import type { Principal } from "../domain/Principal.ts"
 
 export type TokenKind = "temporary" | "access" | "refresh"
 

@@ -3,7 +3,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { AuditLog } from "../../src/services/AuditLog.ts"
-import { AuditRetention, purgeExpired } from "../../src/services/AuditRetention.ts"
+import { AuditRetention, purgeExpired } from "../../src/layers/sql/AuditRetention.ts"
 import { dbKinds } from "../utils/Db.ts"
 import { BOT, entry, freshServer, Seeder, sqlLayer } from "./AuditHarness.ts"
 

@@ -1,8 +1,8 @@
 /** Shared pieces of the auth suites: a configuration, a counting fake chat platform, the Auth layer on a store. */
 import { Effect, Layer, Redacted } from "effect"
 import { createHash, randomBytes } from "node:crypto"
-import { AppConfig } from "../../src/layers/AppConfig.ts"
-import type { AppConfigShape } from "../../src/layers/AppConfig.ts"
+import { AppConfig } from "../../src/layers/config/AppConfig.ts"
+import type { AppConfigShape } from "../../src/layers/config/AppConfig.ts"
 import { Auth } from "../../src/services/Auth.ts"
 import { ChatPlatform, PlatformRejected } from "../../src/services/ChatPlatform.ts"
 import type { PlatformTokens, PlatformUser } from "../../src/services/ChatPlatform.ts"

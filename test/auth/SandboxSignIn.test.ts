@@ -5,8 +5,8 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { FetchHttpClient } from "effect/http"
-import { AppConfig } from "../../src/layers/AppConfig.ts"
-import { DiscordChatPlatform } from "../../src/layers/DiscordChatPlatform.ts"
+import { AppConfig } from "../../src/layers/config/AppConfig.ts"
+import { ChatPlatformDiscord } from "../../src/layers/discord/ChatPlatformDiscord.ts"
 import { SandboxServer } from "../../src/sandbox/Sandbox.ts"
 import { ALICE_ID, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET } from "../../src/sandbox/Seed.ts"
 import { Auth } from "../../src/services/Auth.ts"
@@ -20,8 +20,8 @@ const GATEWAY = "http://127.0.0.1:8080"
 const CLIENT = "http://127.0.0.1:5173/cb"
 
 const Platform = Layer.unwrap(Effect.map(SandboxServer, (server) =>
-  DiscordChatPlatform.layer({
-    ...DiscordChatPlatform.sandboxUrls(server.url),
+  ChatPlatformDiscord.layer({
+    ...ChatPlatformDiscord.sandboxUrls(server.url),
     clientId: SANDBOX_CLIENT_ID,
     clientSecret: Redacted.make(SANDBOX_CLIENT_SECRET)
   })

@@ -3,7 +3,7 @@ import { assert, it } from "@effect/vitest"
 import { Clock, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { randomUUID } from "node:crypto"
-import { layerCached } from "../../src/services/TokenStoreCached.ts"
+import { layerCached } from "../../src/layers/cache/TokenStoreCached.ts"
 import { newToken, TokenStore } from "../../src/services/TokenStore.ts"
 import { TokenStoreMemory } from "../layers/TokenStoreMemory.ts"
 

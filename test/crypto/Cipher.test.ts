@@ -4,7 +4,7 @@ import { Effect, Exit, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { Bots } from "../../src/services/Bots.ts"
 import { Cipher, generateKey, parseKeyring } from "../../src/services/Cipher.ts"
-import { reencryptAll } from "../../src/services/Reencrypt.ts"
+import { reencryptAll } from "../../src/layers/sql/Reencrypt.ts"
 import { TaskboardPairings } from "../../src/services/TaskboardPairings.ts"
 import { dbKinds, testDb } from "../utils/Db.ts"
 

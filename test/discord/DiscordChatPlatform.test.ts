@@ -5,8 +5,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer, Redacted } from "effect"
 import { FetchHttpClient } from "effect/http"
-import type { DiscordChatPlatformOptions } from "../../src/layers/DiscordChatPlatform.ts"
-import { DiscordChatPlatform } from "../../src/layers/DiscordChatPlatform.ts"
+import type { DiscordChatPlatformOptions } from "../../src/layers/discord/ChatPlatformDiscord.ts"
+import { ChatPlatformDiscord } from "../../src/layers/discord/ChatPlatformDiscord.ts"
 import { ChatPlatform } from "../../src/services/ChatPlatform.ts"
 import type { Handler, Received } from "./FakeDiscord.ts"
 import { countSince, fakeDiscord, guildSummary, user } from "./FakeDiscord.ts"
@@ -17,7 +17,7 @@ const botToken = Redacted.make("bot-token-1")
 
 const client = (url: string, options: Partial<DiscordChatPlatformOptions> = {}) =>
   Layer.build(
-    DiscordChatPlatform.layer({ baseUrl: url, clientId: "1234", clientSecret: secret, ...options }).pipe(
+    ChatPlatformDiscord.layer({ baseUrl: url, clientId: "1234", clientSecret: secret, ...options }).pipe(
       Layer.provide(FetchHttpClient.layer)
     )
   ).pipe(Effect.map((context) => Context.get(context, ChatPlatform)))
@@ -49,7 +49,7 @@ const bucketing = (limit: number, windowMs: number, keyOf: (r: Received) => stri
   return handler
 }
 
-describe("DiscordChatPlatform (live client)", () => {
+describe("ChatPlatformDiscord (live client)", () => {
   it.live("100 concurrent identical reads make one upstream call; the list is cached", () =>
     Effect.gen(function*() {
       const server = yield* fakeDiscord(() => new Promise((r) => setTimeout(() => r({ json: [guildSummary("1")] }), 50)))
@@ -289,7 +289,7 @@ describe("DiscordChatPlatform (live client)", () => {
         code_challenge: "cc",
         code_challenge_method: "S256"
       })
-      assert.deepStrictEqual(DiscordChatPlatform.sandboxUrls("http://127.0.0.1:3000/"), {
+      assert.deepStrictEqual(ChatPlatformDiscord.sandboxUrls("http://127.0.0.1:3000/"), {
         baseUrl: "http://127.0.0.1:3000/sandbox/discord/api/v10",
         authorizeUrl: "http://127.0.0.1:3000/sandbox/discord/oauth2/authorize"
       })

@@ -7,8 +7,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer, Redacted } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { RateLimiter } from "effect/persistence"
-import type { DiscordChatPlatformOptions } from "../../src/layers/DiscordChatPlatform.ts"
-import { DiscordChatPlatform } from "../../src/layers/DiscordChatPlatform.ts"
+import type { DiscordChatPlatformOptions } from "../../src/layers/discord/ChatPlatformDiscord.ts"
+import { ChatPlatformDiscord } from "../../src/layers/discord/ChatPlatformDiscord.ts"
 import { ChatPlatform } from "../../src/services/ChatPlatform.ts"
 import { countSince, fakeDiscord, maxInWindow } from "./FakeDiscord.ts"
 
@@ -39,8 +39,8 @@ describe(`global budget shared by two instances (${redisUrl === undefined ? "mem
       const instance = () =>
         Layer.build(
           (redisUrl === undefined
-            ? DiscordChatPlatform.layerWithStore(options).pipe(Layer.provide(Layer.succeedContext(sharedMemory)))
-            : DiscordChatPlatform.layerRedis({ ...options, redisUrl })).pipe(Layer.provide(FetchHttpClient.layer))
+            ? ChatPlatformDiscord.layerWithStore(options).pipe(Layer.provide(Layer.succeedContext(sharedMemory)))
+            : ChatPlatformDiscord.layerRedis({ ...options, redisUrl })).pipe(Layer.provide(FetchHttpClient.layer))
         ).pipe(Effect.map((context) => Context.get(context, ChatPlatform)))
       const one = yield* instance()
       const two = yield* instance()

@@ -7,8 +7,8 @@ import { createHash, randomBytes } from "node:crypto"
 import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Layer, Redacted } from "effect"
 import { FetchHttpClient } from "effect/http"
-import type { DiscordChatPlatformOptions } from "../../src/layers/DiscordChatPlatform.ts"
-import { DiscordChatPlatform } from "../../src/layers/DiscordChatPlatform.ts"
+import type { DiscordChatPlatformOptions } from "../../src/layers/discord/ChatPlatformDiscord.ts"
+import { ChatPlatformDiscord } from "../../src/layers/discord/ChatPlatformDiscord.ts"
 import { SandboxServer } from "../../src/sandbox/Sandbox.ts"
 import { ALICE_ID, BOT1_ID, BOT1_TOKEN, BOT2_TOKEN, S1_ID, SEED } from "../../src/sandbox/Seed.ts"
 import { ChatPlatform } from "../../src/services/ChatPlatform.ts"
@@ -20,7 +20,7 @@ const client = (options: Partial<DiscordChatPlatformOptions> = {}) =>
   Effect.gen(function*() {
     const sandbox = yield* SandboxServer
     const context = yield* Layer.build(
-      DiscordChatPlatform.layer({
+      ChatPlatformDiscord.layer({
         baseUrl: sandbox.discordApiUrl,
         authorizeUrl: sandbox.authorizeUrl,
         clientId: SEED.oauth.clientId,
@@ -62,7 +62,7 @@ const signIn = (platform: ChatPlatform["Service"], userId: string) =>
     return yield* platform.exchangeCode({ code, codeVerifier: verifier, redirectUri })
   })
 
-layer(SandboxServer.layer(), { excludeTestServices: true })("DiscordChatPlatform against the sandbox", (it) => {
+layer(SandboxServer.layer(), { excludeTestServices: true })("ChatPlatformDiscord against the sandbox", (it) => {
   it.effect("signs in with PKCE, reads the user and their guilds, refreshes and revokes", () =>
     Effect.gen(function*() {
       const platform = yield* client()

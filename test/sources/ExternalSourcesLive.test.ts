@@ -4,8 +4,8 @@
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
-import type { ExternalSourcesOptions } from "../../src/layers/ExternalSourcesLive.ts"
-import { ExternalSourcesLive } from "../../src/layers/ExternalSourcesLive.ts"
+import type { ExternalSourcesOptions } from "../../src/layers/sources/ExternalSourcesHttp.ts"
+import { ExternalSourcesHttp } from "../../src/layers/sources/ExternalSourcesHttp.ts"
 import { ExternalSources, type SourceError } from "../../src/services/ExternalSources.ts"
 import { fault, SandboxServer, SandboxUrl } from "./SandboxServer.ts"
 
@@ -18,18 +18,18 @@ const withSources = <A, E, R>(
 ) =>
   Effect.gen(function*() {
     const url = yield* SandboxUrl
-    const options = change(ExternalSourcesLive.sandboxOptions(url, TIMEOUT), url)
-    return yield* ExternalSources.use(f).pipe(Effect.provide(ExternalSourcesLive.layer(options)))
+    const options = change(ExternalSourcesHttp.sandboxOptions(url, TIMEOUT), url)
+    return yield* ExternalSources.use(f).pipe(Effect.provide(ExternalSourcesHttp.layer(options)))
   })
 
 const Env = Layer.unwrap(Effect.gen(function*() {
   const url = yield* SandboxUrl
-  return ExternalSourcesLive.layer(ExternalSourcesLive.sandboxOptions(url, TIMEOUT))
+  return ExternalSourcesHttp.layer(ExternalSourcesHttp.sandboxOptions(url, TIMEOUT))
 })).pipe(Layer.provideMerge(SandboxServer))
 
 const message = (e: { readonly problems: ReadonlyArray<{ readonly message: string }> }) => e.problems[0]?.message ?? ""
 
-layer(Env, { excludeTestServices: true })("ExternalSourcesLive against the sandbox twins", (it) => {
+layer(Env, { excludeTestServices: true })("ExternalSourcesHttp against the sandbox twins", (it) => {
   describe("streaming (Twitch)", () => {
     it.effect("finds a user by login (any case, with @) and by id", () =>
       Effect.gen(function*() {
@@ -329,9 +329,9 @@ layer(Env, { excludeTestServices: true })("ExternalSourcesLive against the sandb
   })
 })
 
-describe("ExternalSourcesLive.config", () => {
+describe("ExternalSourcesHttp.config", () => {
   const read = (env: Record<string, string>) =>
-    ExternalSourcesLive.config().parse(ConfigProvider.fromEnv({ env }))
+    ExternalSourcesHttp.config().parse(ConfigProvider.fromEnv({ env }))
 
   it.effect("a source is configured only when all its variables are set", () =>
     Effect.gen(function*() {

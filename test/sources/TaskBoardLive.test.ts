@@ -4,7 +4,7 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
-import { TaskBoardLive, type TaskBoardOptions } from "../../src/layers/TaskBoardLive.ts"
+import { TaskBoardTrello, type TaskBoardOptions } from "../../src/layers/taskboard/TaskBoardTrello.ts"
 import { S1_ID, S2_ID } from "../../src/sandbox/Seed.ts"
 import { TASKBOARD_BOARDS } from "../../src/sandbox/sources/Seed.ts"
 import { TaskBoard } from "../../src/services/TaskBoard.ts"
@@ -16,18 +16,18 @@ const withBoard = <A, E, R>(
 ) =>
   Effect.gen(function*() {
     const url = yield* SandboxUrl
-    const live = TaskBoardLive.layer({ baseUrl: TaskBoardLive.sandboxBaseUrl(url), timeout: "1 second", pairings })
+    const live = TaskBoardTrello.layer({ baseUrl: TaskBoardTrello.sandboxBaseUrl(url), timeout: "1 second", pairings })
     return yield* TaskBoard.use(f).pipe(Effect.provide(live))
   })
 
 const Env = Layer.unwrap(Effect.gen(function*() {
   const url = yield* SandboxUrl
-  return TaskBoardLive.layer({ baseUrl: TaskBoardLive.sandboxBaseUrl(url), timeout: "1 second", pairings: TaskBoardLive.sandboxPairings })
+  return TaskBoardTrello.layer({ baseUrl: TaskBoardTrello.sandboxBaseUrl(url), timeout: "1 second", pairings: TaskBoardTrello.sandboxPairings })
 })).pipe(Layer.provideMerge(SandboxServer))
 
 const ROUTE = "GET /sandbox/taskboard/1/organizations/{teamId}/boards"
 
-layer(Env, { excludeTestServices: true })("TaskBoardLive against the Trello twin", (it) => {
+layer(Env, { excludeTestServices: true })("TaskBoardTrello against the Trello twin", (it) => {
   it.effect("the paired sandbox server lists its team's open boards", () =>
     Effect.gen(function*() {
       const t = yield* TaskBoard

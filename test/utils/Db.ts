@@ -7,8 +7,8 @@ import { Effect, Layer, Redacted } from "effect"
 import { Reactivity } from "effect/reactivity"
 import type { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
-import { embeddedPostgres } from "../../src/layers/Embedded.ts"
-import { MigrationsLayer } from "../../src/layers/Migrations.ts"
+import { embeddedPostgres } from "../../src/layers/sql/Embedded.ts"
+import { MigrationsLayer } from "../../src/layers/migrations/Migrations.ts"
 
 export type DbKind = "pglite" | "postgres"
 

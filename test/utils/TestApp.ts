@@ -8,13 +8,13 @@ import { Context, Effect, Layer, Redacted, References } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { RateLimiter } from "effect/persistence"
 import { makeClient } from "../../src/http/client.ts"
-import { freePort } from "../../src/layers/Embedded.ts"
-import type { AppConfigShape } from "../../src/layers/AppConfig.ts"
+import { freePort } from "../../src/layers/sql/Embedded.ts"
+import type { AppConfigShape } from "../../src/layers/config/AppConfig.ts"
 import { liveCapabilities, makeApp } from "../../src/layers/App.ts"
 import type { Capabilities } from "../../src/layers/App.ts"
-import { DiscordChatPlatform } from "../../src/layers/DiscordChatPlatform.ts"
-import { ExternalSourcesLive } from "../../src/layers/ExternalSourcesLive.ts"
-import { TaskBoardLive } from "../../src/layers/TaskBoardLive.ts"
+import { ChatPlatformDiscord } from "../../src/layers/discord/ChatPlatformDiscord.ts"
+import { ExternalSourcesHttp } from "../../src/layers/sources/ExternalSourcesHttp.ts"
+import { TaskBoardTrello } from "../../src/layers/taskboard/TaskBoardTrello.ts"
 import { SEED } from "../../src/sandbox/Seed.ts"
 import { Bots } from "../../src/services/Bots.ts"
 import { Cipher, generateKey, parseKeyring } from "../../src/services/Cipher.ts"
@@ -65,16 +65,16 @@ export const testAppConfig = (port: number, overrides: Partial<AppConfigShape> =
 const memoryCapabilities = (config: AppConfigShape) => {
   const keyring = parseKeyring(generateKey())
   const http = Layer.mergeAll(
-    DiscordChatPlatform.layer({
-      ...DiscordChatPlatform.sandboxUrls(config.publicUrl),
+    ChatPlatformDiscord.layer({
+      ...ChatPlatformDiscord.sandboxUrls(config.publicUrl),
       clientId: SEED.oauth.clientId,
       clientSecret: Redacted.make(SEED.oauth.clientSecret),
       timeout: config.upstreamTimeoutMs
     }),
-    ExternalSourcesLive.layer(ExternalSourcesLive.sandboxOptions(config.publicUrl, config.upstreamTimeoutMs)),
-    TaskBoardLive.layer({
-      baseUrl: TaskBoardLive.sandboxBaseUrl(config.publicUrl),
-      pairings: TaskBoardLive.sandboxPairings,
+    ExternalSourcesHttp.layer(ExternalSourcesHttp.sandboxOptions(config.publicUrl, config.upstreamTimeoutMs)),
+    TaskBoardTrello.layer({
+      baseUrl: TaskBoardTrello.sandboxBaseUrl(config.publicUrl),
+      pairings: TaskBoardTrello.sandboxPairings,
       timeout: config.upstreamTimeoutMs
     })
   ).pipe(Layer.provide(FetchHttpClient.layer))

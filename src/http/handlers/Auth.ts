@@ -7,7 +7,7 @@
 import { Effect } from "effect"
 import { HttpEffect, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import { AppConfig } from "../../layers/AppConfig.ts"
+import { AppConfig } from "../../layers/config/AppConfig.ts"
 import { Auth } from "../../services/Auth.ts"
 import { Api } from "../Api.ts"
 

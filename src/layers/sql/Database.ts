@@ -7,7 +7,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Redacted } from "effect"
 import type { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
-import { MigrationsLayer } from "./Migrations.ts"
+import { MigrationsLayer } from "../migrations/Migrations.ts"
 
 export interface DatabaseOptions {
   readonly url: Redacted.Redacted<string> | undefined

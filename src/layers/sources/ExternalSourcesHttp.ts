@@ -6,15 +6,15 @@
  */
 import { Config, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { HttpClient } from "effect/http"
-import type { LookupModule } from "../domain/Feed.ts"
-import { ExternalSources } from "../services/ExternalSources.ts"
-import { type ForumOptions, makeForum } from "./sources/Forum.ts"
-import { makeMicroblog, type MicroblogOptions } from "./sources/Microblog.ts"
-import { makePhoto, type PhotoOptions } from "./sources/Photo.ts"
-import { makeRss, type RssOptions } from "./sources/Rss.ts"
-import { makeStreaming, type StreamingOptions } from "./sources/Streaming.ts"
-import { DEFAULT_TIMEOUT, notConfigured, type Upstream } from "./sources/Upstream.ts"
-import { makeVideo, type VideoOptions } from "./sources/Video.ts"
+import type { LookupModule } from "../../domain/Feed.ts"
+import { ExternalSources } from "../../services/ExternalSources.ts"
+import { type ForumOptions, makeForum } from "./Forum.ts"
+import { makeMicroblog, type MicroblogOptions } from "./Microblog.ts"
+import { makePhoto, type PhotoOptions } from "./Photo.ts"
+import { makeRss, type RssOptions } from "./Rss.ts"
+import { makeStreaming, type StreamingOptions } from "./Streaming.ts"
+import { DEFAULT_TIMEOUT, notConfigured, type Upstream } from "./Upstream.ts"
+import { makeVideo, type VideoOptions } from "./Video.ts"
 
 export type { ForumOptions, MicroblogOptions, PhotoOptions, RssOptions, StreamingOptions, VideoOptions }
 
@@ -144,7 +144,7 @@ const sandboxOptions = (publicUrl: string, timeout: Duration.Input = DEFAULT_TIM
   }
 }
 
-export const ExternalSourcesLive = {
+export const ExternalSourcesHttp = {
   /** The service from a plain options object; needs an HttpClient (FetchHttpClient.layer). */
   layer: (options: ExternalSourcesOptions): Layer.Layer<ExternalSources, never, HttpClient.HttpClient> =>
     Layer.effect(ExternalSources, make(options)),

@@ -7,11 +7,11 @@ import { NodeRedis } from "@effect/platform-node"
 import { Cache, Clock, Duration, Effect, Equal, Exit, Hash, Layer, Random, Redacted, Schema } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { RateLimiter } from "effect/persistence"
-import { RequestTimeout, ServiceUnavailable } from "../domain/Errors.ts"
-import type { Answer, RouteTarget } from "../services/DiscordRateLimits.ts"
-import { DiscordRateLimits, tokenHash } from "../services/DiscordRateLimits.ts"
-import type { PlatformError, PlatformTokens, PlatformWebhook } from "../services/ChatPlatform.ts"
-import { ChatPlatform, PlatformRejected } from "../services/ChatPlatform.ts"
+import { RequestTimeout, ServiceUnavailable } from "../../domain/Errors.ts"
+import type { Answer, RouteTarget } from "./DiscordRateLimits.ts"
+import { DiscordRateLimits, tokenHash } from "./DiscordRateLimits.ts"
+import type { PlatformError, PlatformTokens, PlatformWebhook } from "../../services/ChatPlatform.ts"
+import { ChatPlatform, PlatformRejected } from "../../services/ChatPlatform.ts"
 
 export interface DiscordChatPlatformOptions {
   /** Default `https://discord.com/api/v10`. */
@@ -429,4 +429,4 @@ export const layerRedis = (
     Layer.provide(NodeRedis.layer({ url: options.redisUrl }))
   )
 
-export const DiscordChatPlatform = { layer, layerWithStore, layerRedis, sandboxUrls, defaultUserAgent } as const
+export const ChatPlatformDiscord = { layer, layerWithStore, layerRedis, sandboxUrls, defaultUserAgent } as const

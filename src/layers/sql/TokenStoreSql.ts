@@ -6,10 +6,10 @@
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql"
-import { ServiceUnavailable } from "../domain/Errors.ts"
-import type { UserId } from "../domain/Ids.ts"
-import { now, sha256Hex, TokenStore } from "./TokenStore.ts"
-import type { NewToken, PlatformTokensEnc, RevokedFamily, TokenKind } from "./TokenStore.ts"
+import { ServiceUnavailable } from "../../domain/Errors.ts"
+import type { UserId } from "../../domain/Ids.ts"
+import { now, sha256Hex, TokenStore } from "../../services/TokenStore.ts"
+import type { NewToken, PlatformTokensEnc, RevokedFamily, TokenKind } from "../../services/TokenStore.ts"
 
 const unavailable = <A, R>(self: Effect.Effect<A, SqlError.SqlError, R>): Effect.Effect<A, ServiceUnavailable, R> =>
   self.pipe(

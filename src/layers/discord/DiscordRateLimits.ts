@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto"
 import { Clock, Context, Duration, Effect, Layer, Semaphore } from "effect"
 import { RateLimiter } from "effect/persistence"
-import { ServiceUnavailable } from "../domain/Errors.ts"
+import { ServiceUnavailable } from "../../domain/Errors.ts"
 
 export interface DiscordRateLimitsOptions {
   /** Requests per second per token (Discord's global limit is 50). Default 50. */

@@ -8,11 +8,11 @@
  */
 import { Duration, Effect, Layer, Redacted, Schema } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
-import { S1_ID, S1_TASKBOARD_TEAM } from "../sandbox/Seed.ts"
-import type { RequestTimeout, ServiceUnavailable } from "../domain/Errors.ts"
-import type { Board } from "../domain/Form.ts"
-import { TaskBoard } from "../services/TaskBoard.ts"
-import { DEFAULT_TIMEOUT, decode, get, sendRaw, unavailable, type Upstream } from "./sources/Upstream.ts"
+import { S1_ID, S1_TASKBOARD_TEAM } from "../../sandbox/Seed.ts"
+import type { RequestTimeout, ServiceUnavailable } from "../../domain/Errors.ts"
+import type { Board } from "../../domain/Form.ts"
+import { TaskBoard } from "../../services/TaskBoard.ts"
+import { DEFAULT_TIMEOUT, decode, get, sendRaw, unavailable, type Upstream } from "../sources/Upstream.ts"
 
 export interface TaskBoardPairing {
   readonly teamId: string
@@ -78,7 +78,7 @@ const sandboxPairings = (serverId: string): Effect.Effect<TaskBoardPairing | und
       : undefined
   )
 
-export const TaskBoardLive = {
+export const TaskBoardTrello = {
   /** Needs an HttpClient (FetchHttpClient.layer). */
   layer: (options: TaskBoardOptions): Layer.Layer<TaskBoard, never, HttpClient.HttpClient> =>
     Layer.effect(TaskBoard, make(options)),

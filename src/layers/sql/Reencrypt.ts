@@ -4,7 +4,7 @@
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { Cipher } from "./Cipher.ts"
+import { Cipher } from "../../services/Cipher.ts"
 
 interface Column {
   readonly table: string

@@ -10,11 +10,11 @@
  */
 import { Effect, Layer } from "effect"
 import { type SqlError, SqlClient } from "effect/sql"
-import type { AuditLogPage, EventType } from "../domain/AuditLog.ts"
-import { ServiceUnavailable } from "../domain/Errors.ts"
-import { AUDIT_DENSE, AUDIT_LEVEL_SECONDS } from "../layers/migrations/0004_audit.ts"
-import { AuditLog } from "./AuditLog.ts"
-import { type ParsedAuditQuery, pageMax, parseAuditQuery, toWire } from "./AuditQuery.ts"
+import type { AuditLogPage, EventType } from "../../domain/AuditLog.ts"
+import { ServiceUnavailable } from "../../domain/Errors.ts"
+import { AUDIT_DENSE, AUDIT_LEVEL_SECONDS } from "../migrations/0004_audit.ts"
+import { AuditLog } from "../../services/AuditLog.ts"
+import { type ParsedAuditQuery, pageMax, parseAuditQuery, toWire } from "../../services/AuditQuery.ts"
 
 const LEVEL_MS = AUDIT_LEVEL_SECONDS.map((s) => s * 1000)
 const TOP = 2

@@ -3,8 +3,8 @@
  * start-up with one line naming the variable and what it expects.
  */
 import { Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
-import type { Keyring } from "../services/Cipher.ts"
-import { parseKeyring } from "../services/Cipher.ts"
+import type { Keyring } from "../../services/Cipher.ts"
+import { parseKeyring } from "../../services/Cipher.ts"
 
 export interface AppConfigShape {
   readonly port: number

@@ -7,9 +7,9 @@
  * within `ttlMs`.
  */
 import { Clock, Effect, Layer } from "effect"
-import type { Principal } from "../http/Middleware.ts"
-import { sha256Hex, TokenStore } from "./TokenStore.ts"
-import type { PlatformTokensEnc } from "./TokenStore.ts"
+import type { Principal } from "../../domain/Principal.ts"
+import { sha256Hex, TokenStore } from "../../services/TokenStore.ts"
+import type { PlatformTokensEnc } from "../../services/TokenStore.ts"
 
 interface Entry<A> {
   readonly value: A

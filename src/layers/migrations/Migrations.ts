@@ -1,8 +1,8 @@
 /** Migrations run at start (and in tests); each is a module numbered `NNNN_name`. */
 import { Effect, Layer } from "effect"
 import { Migrator } from "effect/sql"
-import initial from "./migrations/0001_initial.ts"
-import audit from "./migrations/0004_audit.ts"
+import initial from "./0001_initial.ts"
+import audit from "./0004_audit.ts"
 
 export const migrations = {
   "0001_initial": initial,
