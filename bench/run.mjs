@@ -217,11 +217,11 @@ const formBody = JSON.stringify({
   ]
 })
 
-// The counting constants of migration 0004, bundled from the source (Node 20 cannot import .ts).
+// The counting constants of the audit buckets, bundled from the source (Node 20 cannot import .ts).
 const auditConstants = async () => {
   const { build } = await import("esbuild")
   const out = await build({
-    stdin: { contents: `export { AUDIT_COUNT_MODULES, AUDIT_DENSE } from "./src/layers/migrations/0004_audit.ts"`, resolveDir: root, loader: "ts" },
+    stdin: { contents: `export { AUDIT_COUNT_MODULES, AUDIT_DENSE } from "./src/layers/sql/AuditBuckets.ts"`, resolveDir: root, loader: "ts" },
     bundle: true, platform: "node", format: "esm", write: false, logLevel: "warning"
   })
   const file = join(workDir, "audit-constants.mjs")

@@ -10,9 +10,11 @@ import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { loadConfig } from "./layers/config/AppConfig.ts"
 import type { AppConfigShape } from "./layers/config/AppConfig.ts"
+import { BotsSql } from "./layers/sql/BotsSql.ts"
 import { DatabaseLive } from "./layers/sql/Database.ts"
+import { TaskboardPairingsSql } from "./layers/sql/TaskboardPairingsSql.ts"
 import { ChatPlatformDiscord } from "./layers/discord/ChatPlatformDiscord.ts"
-import { SEED } from "./sandbox/Seed.ts"
+import { SandboxMode } from "./sandbox/SandboxMode.ts"
 import { Bots } from "./services/Bots.ts"
 import { ChatPlatform } from "./services/ChatPlatform.ts"
 import { Cipher, parseKeyring } from "./services/Cipher.ts"
@@ -31,12 +33,8 @@ const Env = Layer.unwrap(Effect.gen(function*() {
   const config = yield* loadConfig
   const db = DatabaseLive({ url: config.databaseUrl, dataDir: config.dataDir })
   const cipher = Cipher.layer(keyringOf(config))
-  const base = Layer.mergeAll(Bots.layerSql, TaskboardPairings.layerSql).pipe(Layer.provideMerge(cipher), Layer.provideMerge(db))
-  const chat = ChatPlatformDiscord.layer(
-    config.sandbox
-      ? { ...ChatPlatformDiscord.sandboxUrls(config.publicUrl), clientId: SEED.oauth.clientId, clientSecret: Redacted.make(SEED.oauth.clientSecret) }
-      : { baseUrl: config.discordApiUrl, clientId: config.discordClientId!, clientSecret: config.discordClientSecret! }
-  ).pipe(Layer.provide(FetchHttpClient.layer))
+  const base = Layer.mergeAll(BotsSql, TaskboardPairingsSql).pipe(Layer.provideMerge(cipher), Layer.provideMerge(db))
+  const chat = ChatPlatformDiscord.layer(SandboxMode.of(config).platform).pipe(Layer.provide(FetchHttpClient.layer))
   return Layer.mergeAll(base, chat)
 }))
 

@@ -75,10 +75,13 @@ const outputOptions = <M extends FeedModuleName>(m: M) =>
   ).annotate({ identifier: `${m}_webhook_options` })
 
 /** An options object with every omitted option at its default. */
-export const withDefaults = (m: FeedModuleName, input: Record<string, unknown> | undefined): Record<string, unknown> =>
-  Object.fromEntries(
-    Object.entries(MODULE_OPTIONS[m]).map(([k, v]) => [k, input !== undefined && k in input ? input[k] : v.default])
-  )
+export const withDefaults = <M extends FeedModuleName>(m: M, input: WebhookOptionsInput<M> | undefined): WebhookOptions<M> => {
+  const given: Readonly<Record<string, unknown>> = input ?? {}
+  // The cast: keys and defaults come from MODULE_OPTIONS[m], the table module m's schemas are built from.
+  return Object.fromEntries(
+    Object.entries(MODULE_OPTIONS[m]).map(([k, v]) => [k, k in given ? given[k] : v.default])
+  ) as WebhookOptions<M>
+}
 
 export const WebhookInfo = Schema.Struct({
   name: Schema.String,
@@ -98,11 +101,15 @@ export const StreamingDisplayInfo = Schema.Struct({
 }).annotate({ identifier: "StreamingDisplayInfo" })
 export type DisplayInfo = typeof DisplayInfo.Type & { readonly game_names?: ReadonlyArray<string> | null }
 
-const feedSchema = <M extends FeedModuleName, D extends Schema.Top | undefined>(m: M, display: D) =>
+const feedSchema = <M extends FeedModuleName, D extends Schema.Top | undefined>(
+  m: M,
+  options: ReturnType<typeof outputOptions<M>>,
+  display: D
+) =>
   Schema.Struct({
     id: Schema.String,
     feed_identifier: Schema.String,
-    webhook_options: outputOptions(m),
+    webhook_options: options,
     ...(display === undefined ? {} : { display_info: display as Exclude<D, undefined> }),
     webhook_info: WebhookInfo
   } as {
@@ -112,12 +119,12 @@ const feedSchema = <M extends FeedModuleName, D extends Schema.Top | undefined>(
     webhook_info: typeof WebhookInfo
   } & (D extends Schema.Top ? { display_info: D } : {})).annotate({ identifier: `${m}_feed` })
 
-const createSchema = <M extends FeedModuleName>(m: M) =>
+const createSchema = <M extends FeedModuleName>(m: M, options: ReturnType<typeof inputOptions<M>>) =>
   Schema.Struct({
     feed_identifier: Schema.String.check(Schema.isBetweenLength(1, 2048)),
     webhook_channel: Schema.optionalKey(Snowflake),
     webhook_url: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(2048))),
-    webhook_options: Schema.optionalKey(inputOptions(m))
+    webhook_options: Schema.optionalKey(options)
   }).check(
     Schema.makeFilter((body) =>
       body.webhook_channel === undefined && body.webhook_url === undefined
@@ -142,12 +149,19 @@ const updateSchema = <M extends FeedModuleName>(m: M) =>
   }).annotate({ identifier: `${m}_feed_update` })
 
 const module = <M extends FeedModuleName, D extends Schema.Top | undefined>(m: M, display: D) => {
-  const feed = feedSchema(m, display)
+  const options = outputOptions(m)
+  const optionsInput = inputOptions(m)
+  const feed = feedSchema(m, options, display)
   return {
     name: m,
+    /** Every option present: the answer's shape (`withDefaults` makes one from `optionsInput`). */
+    options,
+    /** Any subset of the options, an omitted one at its default: a request's, and a stored feed's. */
+    optionsInput,
     feed,
     feeds: Schema.Struct({ feeds: Schema.Array(feed) }),
-    create: createSchema(m),
+    create: createSchema(m, optionsInput),
+    // Its own instance, as before: the OpenAPI document names it `<m>_webhook_options_input_1`.
     update: updateSchema(m)
   }
 }
@@ -161,21 +175,26 @@ export const FeedModules = {
   video: module("video", DisplayInfo)
 }
 
-export type FeedCreate = {
+type Modules = typeof FeedModules
+
+/** Module `M`'s options, every one present (decoded by `FeedModules[M].options`). */
+export type WebhookOptions<M extends FeedModuleName = FeedModuleName> = Modules[M]["options"]["Type"]
+/**
+ * Any subset of module `M`'s options (decoded by `FeedModules[M].optionsInput`, which has this type):
+ * written as `Partial` so that TypeScript sees `WebhookOptions<M>` fit it for a generic `M` too.
+ */
+export type WebhookOptionsInput<M extends FeedModuleName = FeedModuleName> = Partial<WebhookOptions<M>>
+
+/** A create body of module `M` (what `FeedModules[M].create` decodes). */
+export interface FeedCreate<M extends FeedModuleName = FeedModuleName> {
   readonly feed_identifier: string
   readonly webhook_channel?: string
   readonly webhook_url?: string
-  readonly webhook_options?: Record<string, unknown>
+  readonly webhook_options?: WebhookOptionsInput<M>
 }
 
-/** A feed as the wire shows it (the per-module schemas narrow webhook_options and display_info). */
-export interface Feed {
-  readonly id: string
-  readonly feed_identifier: string
-  readonly webhook_options: Record<string, unknown>
-  readonly display_info?: DisplayInfo
-  readonly webhook_info: WebhookInfo
-}
+/** A feed of module `M` as the wire shows it (exactly `FeedModules[M].feed`); without `M`, any module's. */
+export type Feed<M extends FeedModuleName = FeedModuleName> = Modules[M]["feed"]["Type"]
 
 export const UserLookup = Schema.Struct({
   userId: Schema.String,
@@ -191,3 +210,4 @@ export type GameLookup = typeof GameLookup.Type
 
 export const LOOKUP_MODULES = ["photo", "streaming", "microblog", "video"] as const
 export type LookupModule = typeof LOOKUP_MODULES[number]
+export const isLookupModule = (m: FeedModuleName): m is LookupModule => LOOKUP_MODULES.some((l) => l === m)

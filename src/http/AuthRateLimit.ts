@@ -3,12 +3,12 @@
  * per hour per client address, counted before the handler runs, so failed sign-in attempts count
  * too. The client address is the socket's peer; `X-Forwarded-For` is read only with TRUST_PROXY,
  * and then only its last entry (the one our proxy appended; earlier ones are the client's to forge).
- * Requires AppConfig and RateLimiter (memory, or Redis shared by every instance).
+ * Requires HttpSettings and RateLimiter (memory, or Redis shared by every instance).
  */
 import { Effect, Layer, Option } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { RateLimiter } from "effect/persistence"
-import { AppConfig } from "../layers/config/AppConfig.ts"
+import { HttpSettings } from "./HttpSettings.ts"
 import { AuthRateLimit } from "./Middleware.ts"
 import { countRequest } from "./RateLimit.ts"
 
@@ -27,12 +27,12 @@ export const AuthRateLimitLive = Layer.effect(
   AuthRateLimit,
   Effect.gen(function*() {
     const limiter = yield* RateLimiter.RateLimiter
-    const config = yield* AppConfig
-    const policy = { name: "auth", limit: config.rateLimitAuthPerHour, windowSeconds: 3600 } as const
+    const settings = yield* HttpSettings
+    const policy = { name: "auth", limit: settings.rateLimitAuthPerHour, windowSeconds: 3600 } as const
     return AuthRateLimit.of((httpEffect) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
-        yield* countRequest(limiter, policy, clientAddress(request, config.trustProxy))
+        yield* countRequest(limiter, policy, clientAddress(request, settings.trustProxy))
         return yield* httpEffect
       })
     )

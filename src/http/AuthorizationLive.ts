@@ -4,8 +4,8 @@ import { HttpServerRequest } from "effect/http"
 import { RateLimiter } from "effect/persistence"
 import { ServiceUnavailable, Unauthorized } from "../domain/Errors.ts"
 import type { TooManyRequests } from "../domain/Errors.ts"
-import { AppConfig } from "../layers/config/AppConfig.ts"
 import { TokenStore } from "../services/TokenStore.ts"
+import { HttpSettings } from "./HttpSettings.ts"
 import { Authorization, CurrentPrincipal } from "./Middleware.ts"
 import type { Principal } from "./Middleware.ts"
 import { countRequest } from "./RateLimit.ts"
@@ -18,8 +18,8 @@ export const AuthorizationLive = Layer.effect(
   Effect.gen(function*() {
     const store = yield* TokenStore
     const limiter = yield* RateLimiter.RateLimiter
-    const config = yield* AppConfig
-    const policy = { name: "api", limit: config.rateLimitApiPerMinute, windowSeconds: 60 } as const
+    const settings = yield* HttpSettings
+    const policy = { name: "api", limit: settings.rateLimitApiPerMinute, windowSeconds: 60 } as const
     // Both declared schemes run this; the first run's outcome is reused by the second.
     const memo = new WeakMap<object, Resolution>()
 

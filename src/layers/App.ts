@@ -4,7 +4,7 @@
  * Tests swap the capabilities (test/utils/TestApp.ts); everything above them is the same code.
  */
 import { NodeRedis } from "@effect/platform-node"
-import { Effect, Layer, Redacted, References } from "effect"
+import { Effect, Layer, References } from "effect"
 import { FetchHttpClient, HttpMiddleware, HttpRouter } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { RateLimiter } from "effect/persistence"
@@ -19,53 +19,39 @@ import { FormsHandlers } from "../http/handlers/Forms.ts"
 import { GeneralHandlers } from "../http/handlers/General.ts"
 import { OpsHandlers } from "../http/handlers/Ops.ts"
 import { AssetRoutes, DocsRoutes, serve } from "../http/Server.ts"
-import { SandboxCallbackRoute } from "../sandbox/Callback.ts"
-import { SandboxRoutes } from "../sandbox/Sandbox.ts"
-import { BOT1_ID, BOT2_ID, SEED } from "../sandbox/Seed.ts"
+import { SandboxMode } from "../sandbox/SandboxMode.ts"
 import { AuditLogSql } from "./sql/AuditLogSql.ts"
+import { BotsSql } from "./sql/BotsSql.ts"
+import { TaskboardPairingsSql } from "./sql/TaskboardPairingsSql.ts"
 import { AuditRetention } from "./sql/AuditRetention.ts"
 import { Auth } from "../services/Auth.ts"
-import { Bots } from "../services/Bots.ts"
 import { Cipher } from "../services/Cipher.ts"
 import type { Keyring } from "../services/Cipher.ts"
 import { DirectoryLive } from "../services/DirectoryLive.ts"
 import { Feeds } from "../services/Feeds.ts"
-import { FeedsRepo } from "../services/FeedsRepo.ts"
+import { FeedsRepoSql } from "./sql/FeedsRepoSql.ts"
 import { Forms } from "../services/Forms.ts"
-import { FormsRepo } from "../services/FormsRepo.ts"
+import { FormsRepoSql } from "./sql/FormsRepoSql.ts"
 import { PlatformSession } from "../services/PlatformSession.ts"
-import { Readiness } from "../services/Readiness.ts"
-import { TaskboardPairings } from "../services/TaskboardPairings.ts"
-import { layerCached as TokenStoreCached } from "./cache/TokenStoreCached.ts"
-import { layerSql as TokenStoreSql } from "./sql/TokenStoreSql.ts"
+import { ReadinessSql } from "./sql/ReadinessSql.ts"
+import { TokenStoreCached } from "./cache/TokenStoreCached.ts"
+import { TokenStoreSql } from "./sql/TokenStoreSql.ts"
 import { AppConfig } from "./config/AppConfig.ts"
 import type { AppConfigShape } from "./config/AppConfig.ts"
+import { SettingsLive } from "./config/Settings.ts"
 import { DatabaseLive } from "./sql/Database.ts"
 import { ChatPlatformDiscord } from "./discord/ChatPlatformDiscord.ts"
-import { ExternalSourcesHttp } from "./sources/ExternalSourcesHttp.ts"
-import { TaskBoardTrello } from "./taskboard/TaskBoardTrello.ts"
 
 // Every module request needs the signed-in user (the audit actor): one GET /users/@me per user per
 // 10 s instead of one per request (which would also exceed the platform's 50 requests/s per token).
 const cacheTtl = { me: "10 seconds" } as const
 
-/** The platform's OAuth client: the configured one, or the sandbox's. */
-const platformOptions = (config: AppConfigShape) =>
-  config.sandbox
-    ? {
-      ...ChatPlatformDiscord.sandboxUrls(config.publicUrl),
-      clientId: SEED.oauth.clientId,
-      clientSecret: Redacted.make(SEED.oauth.clientSecret),
-      timeout: config.upstreamTimeoutMs,
-      cacheTtl
-    }
-    : {
-      baseUrl: config.discordApiUrl,
-      clientId: config.discordClientId!,
-      clientSecret: config.discordClientSecret!,
-      timeout: config.upstreamTimeoutMs,
-      cacheTtl
-    }
+/** The platform's OAuth client (the configured one, or the sandbox's), with our timeout and caches. */
+const platformOptions = (config: AppConfigShape) => ({
+  ...SandboxMode.of(config).platform,
+  timeout: config.upstreamTimeoutMs,
+  cacheTtl
+})
 
 /** Counters of the gateway's own limits and of the platform's global budget: Redis, or memory. */
 const counters = (config: AppConfigShape) =>
@@ -96,40 +82,18 @@ export const liveCapabilities = (
   const sql = Layer.mergeAll(
     // Resolved tokens are kept 5 s per instance (revocations through this instance apply at once).
     TokenStoreCached(5_000).pipe(Layer.provide(TokenStoreSql)),
-    FormsRepo.layerSql,
-    FeedsRepo.layerSql,
+    FormsRepoSql,
+    FeedsRepoSql,
     AuditLogSql,
-    Bots.layerSql,
-    TaskboardPairings.layerSql,
-    Readiness.layerSql
+    BotsSql,
+    TaskboardPairingsSql,
+    ReadinessSql
   ).pipe(Layer.provideMerge(cipher), Layer.provideMerge(db))
-  const sources = config.sandbox
-    ? ExternalSourcesHttp.layer(ExternalSourcesHttp.sandboxOptions(config.publicUrl, config.upstreamTimeoutMs))
-    : ExternalSourcesHttp.layerConfig(config.upstreamTimeoutMs)
-  const taskBoard = Layer.unwrap(Effect.gen(function*() {
-    if (config.sandbox) {
-      return TaskBoardTrello.layer({
-        baseUrl: TaskBoardTrello.sandboxBaseUrl(config.publicUrl),
-        pairings: TaskBoardTrello.sandboxPairings,
-        timeout: config.upstreamTimeoutMs
-      })
-    }
-    const pairings = yield* TaskboardPairings
-    return TaskBoardTrello.layer({ pairings: pairings.get, timeout: config.upstreamTimeoutMs })
-  }))
+  const { sources, taskBoard } = SandboxMode.of(config)
   const http = Layer.mergeAll(chat, sources, taskBoard).pipe(Layer.provide(FetchHttpClient.layer))
   const retention = AuditRetention(config.auditRetentionDays)
   return Layer.mergeAll(sql, limiter, http.pipe(Layer.provide(sql)), retention.pipe(Layer.provide(sql)))
 }
-
-/** The sandbox's bots, registered at start so a newcomer can use every route at once. */
-export const SandboxBots = Layer.effectDiscard(Effect.gen(function*() {
-  const bots = yield* Bots
-  for (const b of SEED.bots) {
-    yield* bots.upsert({ id: b.id, name: b.name, icon: b.avatar, token: Redacted.make(b.token) })
-  }
-  yield* Effect.logInfo("sandbox bots registered", { bots: [BOT1_ID, BOT2_ID] })
-}))
 
 /** Services over the capabilities. */
 export const services = Layer.mergeAll(DirectoryLive, Forms.layer, Feeds.layer, Auth.layer).pipe(
@@ -150,7 +114,7 @@ export const routes = (config: AppConfigShape) => {
     api,
     DocsRoutes,
     AssetRoutes,
-    config.sandbox ? Layer.merge(SandboxRoutes, SandboxCallbackRoute) : Layer.empty,
+    SandboxMode.of(config).routes,
     GlobalMiddleware({ maintenance: config.maintenance, requestTimeoutMs: 30_000, accessLog: true }),
     config.corsOrigins.length === 0 ? Layer.empty : HttpRouter.cors({
       allowedOrigins: config.corsOrigins,
@@ -177,9 +141,10 @@ const NoTracing = Layer.mergeAll(
 /** The server over the given capabilities (live ones in production, test ones in tests). */
 export const makeApp = <E>(config: AppConfigShape, capabilities: Layer.Layer<Capabilities, E, AppConfig>) => {
   const app = serve(routes(config), { port: config.port, host: config.host }).pipe(Layer.provide(NoTracing))
-  return Layer.mergeAll(app, config.sandbox ? SandboxBots : Layer.empty).pipe(
+  return Layer.mergeAll(app, SandboxMode.of(config).startup).pipe(
     Layer.provide(services),
     Layer.provideMerge(capabilities),
+    Layer.provideMerge(SettingsLive(config)),
     Layer.provideMerge(Layer.succeed(AppConfig, config))
   )
 }

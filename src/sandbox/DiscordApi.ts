@@ -10,7 +10,7 @@ import { API, discordError, discordHandler, Errors, routerPath } from "./Discord
 import * as Shapes from "./DiscordShapes.ts"
 import type { DiscordStore } from "./DiscordState.ts"
 import { DiscordState, randomToken } from "./DiscordState.ts"
-import type { SandboxRouteFn } from "./Sandbox.ts"
+import { sandboxRoute } from "./SandboxRoute.ts"
 import type { SeedBot, SeedGuild, SeedWebhook } from "./Seed.ts"
 import { computePermissions, findChannel, findGuild, guildsOf, PermissionBits, SEED } from "./Seed.ts"
 
@@ -246,21 +246,20 @@ const routes = (store: DiscordStore): ReadonlyArray<readonly [Method, string, st
 ]
 
 /** The Discord API routes, with rate limits; registered through the sandbox's `sandboxRoute`. */
-export const DiscordApiRoutes = (route: SandboxRouteFn) =>
-  Layer.unwrap(Effect.gen(function*() {
-    const store = yield* DiscordState
-    const layers = routes(store).map(([method, template, major, handler]) => {
-      const name = `${method} ${template}`
-      return route(method, `${API}${routerPath(template)}`, discordHandler(store, name, major, handler), { name })
-    })
-    return Layer.mergeAll(
-      route(
-        "GET",
-        "/sandbox/discord/messages",
-        Effect.sync(() => HttpServerResponse.jsonUnsafe(store.messages))
-      ),
-      // Unknown API paths answer like Discord.
-      route("*", `${API}/*`, Effect.succeed(Errors.notFound()), { name: "* unknown" }),
-      ...layers
-    )
-  }))
+export const DiscordApiRoutes = Layer.unwrap(Effect.gen(function*() {
+  const store = yield* DiscordState
+  const layers = routes(store).map(([method, template, major, handler]) => {
+    const name = `${method} ${template}`
+    return sandboxRoute(method, `${API}${routerPath(template)}`, discordHandler(store, name, major, handler), { name })
+  })
+  return Layer.mergeAll(
+    sandboxRoute(
+      "GET",
+      "/sandbox/discord/messages",
+      Effect.sync(() => HttpServerResponse.jsonUnsafe(store.messages))
+    ),
+    // Unknown API paths answer like Discord.
+    sandboxRoute("*", `${API}/*`, Effect.succeed(Errors.notFound()), { name: "* unknown" }),
+    ...layers
+  )
+}))

@@ -10,7 +10,7 @@ import type { DiscordContext } from "./DiscordHttp.ts"
 import { API, discordHandler } from "./DiscordHttp.ts"
 import type { DiscordStore } from "./DiscordState.ts"
 import { DiscordState, pkceChallenge, randomToken } from "./DiscordState.ts"
-import type { SandboxRouteFn } from "./Sandbox.ts"
+import { sandboxRoute } from "./SandboxRoute.ts"
 import { findUser, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET, SEED } from "./Seed.ts"
 
 export const AUTHORIZE_PATH = "/sandbox/discord/oauth2/authorize"
@@ -167,19 +167,18 @@ const revoke = (store: DiscordStore) => (ctx: DiscordContext) =>
     return HttpServerResponse.jsonUnsafe({})
   })
 
-export const DiscordOAuthRoutes = (route: SandboxRouteFn) =>
-  Layer.unwrap(Effect.gen(function*() {
-    const store = yield* DiscordState
-    return Layer.mergeAll(
-      route("GET", AUTHORIZE_PATH, authorize(store), { name: "GET /oauth2/authorize" }),
-      route("POST", `${API}/oauth2/token`, discordHandler(store, "POST /oauth2/token", undefined, token(store)), {
-        name: "POST /oauth2/token"
-      }),
-      route(
-        "POST",
-        `${API}/oauth2/token/revoke`,
-        discordHandler(store, "POST /oauth2/token/revoke", undefined, revoke(store)),
-        { name: "POST /oauth2/token/revoke" }
-      )
+export const DiscordOAuthRoutes = Layer.unwrap(Effect.gen(function*() {
+  const store = yield* DiscordState
+  return Layer.mergeAll(
+    sandboxRoute("GET", AUTHORIZE_PATH, authorize(store), { name: "GET /oauth2/authorize" }),
+    sandboxRoute("POST", `${API}/oauth2/token`, discordHandler(store, "POST /oauth2/token", undefined, token(store)), {
+      name: "POST /oauth2/token"
+    }),
+    sandboxRoute(
+      "POST",
+      `${API}/oauth2/token/revoke`,
+      discordHandler(store, "POST /oauth2/token/revoke", undefined, revoke(store)),
+      { name: "POST /oauth2/token/revoke" }
     )
-  }))
+  )
+}))

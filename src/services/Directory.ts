@@ -43,3 +43,9 @@ export class Directory extends Context.Service<Directory, {
     need: Need
   ) => Effect.Effect<ServerAccess, NotFound | Forbidden | DirectoryError>
 }>()("gateway/Directory") {}
+
+/** What the directory needs to know of the deployment (provided by src/layers/config/). */
+export class DirectorySettings extends Context.Service<DirectorySettings, {
+  /** PUBLIC_URL without a trailing slash: module images are served under `${publicUrl}/assets/modules/`. */
+  readonly publicUrl: string
+}>()("gateway/DirectorySettings") {}

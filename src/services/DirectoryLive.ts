@@ -4,12 +4,11 @@ import type { Redacted } from "effect"
 import { Forbidden, NotFound } from "../domain/Errors.ts"
 import type { Channel, Module, ModuleName } from "../domain/Platform.ts"
 import type { Principal } from "../domain/Principal.ts"
-import { AppConfig } from "../layers/config/AppConfig.ts"
 import { Bots } from "./Bots.ts"
 import type { BotRecord } from "./Bots.ts"
 import { ChatPlatform, Permission, PlatformRejected, rejectedToApiError } from "./ChatPlatform.ts"
 import type { PlatformChannel, PlatformError } from "./ChatPlatform.ts"
-import { Directory } from "./Directory.ts"
+import { Directory, DirectorySettings } from "./Directory.ts"
 import type { Need } from "./Directory.ts"
 import { has, MODULES } from "./Modules.ts"
 import { PlatformSession } from "./PlatformSession.ts"
@@ -34,7 +33,7 @@ export const DirectoryLive = Layer.effect(
     const chat = yield* ChatPlatform
     const bots = yield* Bots
     const session = yield* PlatformSession
-    const config = yield* AppConfig
+    const settings = yield* DirectorySettings
 
     const bot = (botId: string) =>
       Effect.flatMap(bots.get(botId), (b) =>
@@ -96,7 +95,7 @@ export const DirectoryLive = Layer.effect(
         full_name: m.full_name,
         short_description: m.short_description,
         available: has(perms, m.needs),
-        image: `${config.publicUrl}/assets/modules/${m.name}.svg`
+        image: `${settings.publicUrl}/assets/modules/${m.name}.svg`
       }))
 
     return Directory.of({

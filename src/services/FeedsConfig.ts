@@ -1,9 +1,9 @@
 /**
- * Settings of the feed connectors (FEEDS_MAX_PER_MODULE, WEBHOOK_URL_PREFIXES, FEEDS_WEBHOOK_NAME)
- * and the recognition of a chat-platform webhook URL among the configured prefixes.
+ * Settings of the feed connectors (FEEDS_MAX_PER_MODULE, WEBHOOK_URL_PREFIXES, FEEDS_WEBHOOK_NAME;
+ * read from the environment by src/layers/config/FeedsConfigEnv.ts) and the recognition of a
+ * chat-platform webhook URL among the configured prefixes.
  */
-import { Config, Context, Effect, Layer, Option } from "effect"
-import { AppConfig, ConfigInvalid } from "../layers/config/AppConfig.ts"
+import { Context, Option } from "effect"
 
 export interface FeedsConfigShape {
   /** Feeds per module per server (decisions.md: 50, configurable). */
@@ -27,30 +27,6 @@ export class FeedsConfig extends Context.Service<FeedsConfig, FeedsConfigShape>(
     webhookUrlPrefixes: DEFAULT_WEBHOOK_URL_PREFIXES,
     defaultWebhookName: "Feeds"
   }
-  /**
-   * FEEDS_MAX_PER_MODULE (default 50); WEBHOOK_URL_PREFIXES (comma-separated, replaces the
-   * platform's defaults); in sandbox mode DISCORD_API_URL and the sandbox under PUBLIC_URL too.
-   */
-  static readonly layer = Layer.effect(FeedsConfig, Effect.gen(function*() {
-    const app = yield* AppConfig
-    const max = yield* Config.Int("FEEDS_MAX_PER_MODULE").pipe(Config.withDefault(50))
-    const prefixes = yield* Config.String("WEBHOOK_URL_PREFIXES").pipe(
-      Config.withDefault(DEFAULT_WEBHOOK_URL_PREFIXES.join(",")),
-      Config.map((s) => s.split(",").map((x) => x.trim()).filter((x) => x.length > 0))
-    )
-    const name = yield* Config.String("FEEDS_WEBHOOK_NAME").pipe(Config.withDefault("Feeds"))
-    if (max < 1) return yield* new ConfigInvalid({ message: `FEEDS_MAX_PER_MODULE: expected a positive integer, got ${max}` })
-    const badPrefix = prefixes.find((p) => !/^https?:$/.test(URL.canParse(p) ? new URL(p).protocol : ""))
-    if (badPrefix !== undefined) {
-      return yield* new ConfigInvalid({ message: `WEBHOOK_URL_PREFIXES: expected http(s) URLs, got ${badPrefix}` })
-    }
-    return FeedsConfig.of({
-      maxFeedsPerModule: max,
-      // The sandbox serves its chat platform under the gateway's own URL (src/sandbox/DiscordHttp.ts).
-      webhookUrlPrefixes: app.sandbox ? [...prefixes, app.discordApiUrl, `${app.publicUrl}/sandbox/discord/api`] : prefixes,
-      defaultWebhookName: name.trim() === "" ? "Feeds" : name
-    })
-  }))
 }
 
 /** An accepted API base: the URL's origin and path, without a trailing `/vNN`. */
@@ -60,7 +36,7 @@ interface Prefix {
   readonly path: string
 }
 
-/** Parses the configured bases once (FeedsConfig.layer refuses a base that is not a URL). */
+/** Parses the configured bases once (FeedsConfigEnv refuses a base that is not a URL). */
 export const parseWebhookPrefixes = (prefixes: ReadonlyArray<string>): ReadonlyArray<Prefix> =>
   prefixes.filter((p) => URL.canParse(p)).map((p) => {
     const u = new URL(p)

@@ -2,14 +2,12 @@
  * Storage of forms and their steps. Every query is scoped to one bot and server, so a form of
  * another server is simply not found. `transaction` lets the Forms service put a write and its
  * audit entry in one transaction (the SQL AuditLog joins the ambient one).
+ * Layers: FormsRepoSql (src/layers/sql/FormsRepoSql.ts), FormsRepoMemory (test/layers).
  */
-import { Array as Arr, Context, Effect, Layer, Option } from "effect"
-import { SqlClient } from "effect/sql"
-import { isSqlError } from "effect/sql/SqlError"
-import type { SqlError } from "effect/sql/SqlError"
-import { ServiceUnavailable } from "../domain/Errors.ts"
-import { FORM_FLAGS } from "../domain/Form.ts"
-import type { FormFlag, FormSummary, Step, StoredForm } from "../domain/Form.ts"
+import { Context } from "effect"
+import type { Effect, Option } from "effect"
+import type { BadRequest, ServiceUnavailable } from "../domain/Errors.ts"
+import type { FormSummary, Step, StoredForm } from "../domain/Form.ts"
 
 export interface FormScope {
   readonly botId: string
@@ -27,180 +25,16 @@ export interface FormData extends Omit<StoredForm, "workflow_id" | "timestamp_cr
 export class FormsRepo extends Context.Service<FormsRepo, {
   readonly list: (scope: FormScope) => Effect.Effect<ReadonlyArray<FormSummary>, ServiceUnavailable>
   readonly find: (scope: FormScope, id: number) => Effect.Effect<Option.Option<StoredForm>, ServiceUnavailable>
-  readonly create: (scope: FormScope, data: FormData) => Effect.Effect<StoredForm, ServiceUnavailable>
+  /** A string the storage cannot keep (U+0000) is a BadRequest at its path in `data`. */
+  readonly create: (scope: FormScope, data: FormData) => Effect.Effect<StoredForm, BadRequest | ServiceUnavailable>
   /** Locks the form, replaces it and all its steps; `None` when it is not a form of the scope. */
-  readonly update: (scope: FormScope, id: number, data: FormData) => Effect.Effect<Option.Option<StoredForm>, ServiceUnavailable>
+  readonly update: (
+    scope: FormScope,
+    id: number,
+    data: FormData
+  ) => Effect.Effect<Option.Option<StoredForm>, BadRequest | ServiceUnavailable>
   /** The removed form, or `None` when it is not a form of the scope. */
   readonly remove: (scope: FormScope, id: number) => Effect.Effect<Option.Option<StoredForm>, ServiceUnavailable>
   /** Runs `self` in one transaction: everything it writes commits together or not at all. */
   readonly transaction: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E | ServiceUnavailable, R>
-}>()("gateway/FormsRepo") {
-  static readonly layerSql = Layer.effect(FormsRepo, Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const db = <A>(self: Effect.Effect<A, SqlError>): Effect.Effect<A, ServiceUnavailable> =>
-      Effect.catchTag(self, "SqlError", (e) => unavailable(e))
-
-    const steps = (id: number) =>
-      sql<StepRow>`SELECT step_id, type, string, answers_validation, char_limit_min, char_limit_max, alias, taskboard_mapping
-        FROM form_steps WHERE workflow_id = ${id} ORDER BY step_id`
-
-    const load = (row: FormRow) => Effect.map(steps(Number(row.workflow_id)), (s) => toStored(row, s))
-
-    const insertSteps = (id: number, data: FormData) => {
-      const rows: ReadonlyArray<Record<string, unknown>> = data.steps.map((s, i) => ({
-        workflow_id: id,
-        step_id: i + 1,
-        type: s.type,
-        string: s.string,
-        answers_validation: json(s.answers_validation),
-        char_limit_min: s.char_limit[0],
-        char_limit_max: s.char_limit[1],
-        alias: s.alias,
-        taskboard_mapping: s.taskboard_mapping
-      }))
-      // RETURNING gives the rows as stored (what a SELECT would read back), without a further round trip.
-      return Arr.isReadonlyArrayNonEmpty(rows)
-        ? Effect.map(
-          sql<StepRow>`INSERT INTO form_steps ${sql.insert(rows)}
-            RETURNING step_id, type, string, answers_validation, char_limit_min, char_limit_max, alias, taskboard_mapping`,
-          (stored) => [...stored].sort((a, b) => a.step_id - b.step_id)
-        )
-        : Effect.succeed<ReadonlyArray<StepRow>>([])
-    }
-
-    // Inside the caller's transaction (Forms puts the audit entry in it) the statements already commit
-    // together: a nested one would only add a SAVEPOINT and its RELEASE (two round trips) per write.
-    // (A caller that recovered from a failure here and still committed would keep a partial write;
-    // Forms never does: every failure ends its transaction.)
-    const atomic = <A, E, R>(self: Effect.Effect<A, E, R>) =>
-      Effect.flatMap(
-        Effect.serviceOption(sql.transactionService),
-        (open) => open._tag === "Some" ? self : sql.withTransaction(self)
-      )
-
-    const columns = sql`workflow_id, title, color_hex, channel_id, fwd_channel_ids, role_mentions, public_mentions,
-      flags, taskboard_board, created_at`
-
-    return FormsRepo.of({
-      list: (scope) =>
-        // Only the summary's columns: the list is the hot read of the module.
-        db(sql<Pick<FormRow, "workflow_id" | "title" | "color_hex" | "flags">>`SELECT workflow_id, title, color_hex, flags
-          FROM forms WHERE bot_id = ${scope.botId} AND server_id = ${scope.serverId} ORDER BY workflow_id`).pipe(
-          Effect.map((rows) => rows.map((r) => {
-            const flags = toFlags(r.flags)
-            return {
-              workflow_id: Number(r.workflow_id),
-              taskboard_integration: flags.taskboard_integration,
-              workflow_live: flags.workflow_live,
-              title: r.title,
-              color_hex: r.color_hex
-            }
-          })),
-          Effect.withSpan("FormsRepo.list")
-        ),
-      find: (scope, id) =>
-        db(Effect.gen(function*() {
-          const rows = yield* sql<FormRow>`SELECT ${columns} FROM forms
-            WHERE workflow_id = ${id} AND bot_id = ${scope.botId} AND server_id = ${scope.serverId}`
-          return rows[0] === undefined ? Option.none() : Option.some(yield* load(rows[0]))
-        })).pipe(Effect.withSpan("FormsRepo.find")),
-      create: (scope, data) =>
-        db(atomic(Effect.gen(function*() {
-          const rows = yield* sql<FormRow>`INSERT INTO forms (bot_id, server_id, title, color_hex, channel_id,
-              fwd_channel_ids, role_mentions, public_mentions, flags, taskboard_board)
-            VALUES (${scope.botId}, ${scope.serverId}, ${data.title}, ${data.color_hex}, ${data.channel_id},
-              ${json(data.fwd_channel_ids)}::jsonb, ${json(data.role_mentions)}::jsonb,
-              ${json(data.public_mentions)}::jsonb, ${json(flagsOf(data))}::jsonb, ${data.taskboard_board})
-            RETURNING ${columns}`
-          const row = rows[0]!
-          return toStored(row, yield* insertSteps(Number(row.workflow_id), data))
-        }))).pipe(Effect.withSpan("FormsRepo.create")),
-      update: (scope, id, data) =>
-        db(atomic(Effect.gen(function*() {
-          // The row lock serialises concurrent writers of one form: steps are never a mix of two versions.
-          const locked = yield* sql`SELECT workflow_id FROM forms
-            WHERE workflow_id = ${id} AND bot_id = ${scope.botId} AND server_id = ${scope.serverId} FOR UPDATE`
-          if (locked.length === 0) return Option.none()
-          const rows = yield* sql<FormRow>`UPDATE forms SET title = ${data.title}, color_hex = ${data.color_hex},
-              channel_id = ${data.channel_id}, fwd_channel_ids = ${json(data.fwd_channel_ids)}::jsonb,
-              role_mentions = ${json(data.role_mentions)}::jsonb, public_mentions = ${json(data.public_mentions)}::jsonb,
-              flags = ${json(flagsOf(data))}::jsonb, taskboard_board = ${data.taskboard_board}, updated_at = now()
-            WHERE workflow_id = ${id} RETURNING ${columns}`
-          yield* sql`DELETE FROM form_steps WHERE workflow_id = ${id}`
-          return Option.some(toStored(rows[0]!, yield* insertSteps(id, data)))
-        }))).pipe(Effect.withSpan("FormsRepo.update")),
-      remove: (scope, id) =>
-        db(atomic(Effect.gen(function*() {
-          const rows = yield* sql<FormRow>`SELECT ${columns} FROM forms
-            WHERE workflow_id = ${id} AND bot_id = ${scope.botId} AND server_id = ${scope.serverId} FOR UPDATE`
-          if (rows[0] === undefined) return Option.none()
-          const stored = yield* load(rows[0])
-          yield* sql`DELETE FROM forms WHERE workflow_id = ${id}`
-          return Option.some(stored)
-        }))).pipe(Effect.withSpan("FormsRepo.remove")),
-      transaction: (self) => Effect.catchIf(sql.withTransaction(self), isSqlError, unavailable)
-    })
-  }))
-}
-
-interface FormRow {
-  readonly workflow_id: bigint | number | string
-  readonly title: string
-  readonly color_hex: string
-  readonly channel_id: string | null
-  readonly fwd_channel_ids: ReadonlyArray<string>
-  readonly role_mentions: ReadonlyArray<string>
-  readonly public_mentions: ReadonlyArray<string>
-  readonly flags: Partial<Record<FormFlag, boolean>>
-  readonly taskboard_board: string
-  readonly created_at: Date
-}
-
-interface StepRow {
-  readonly step_id: number
-  readonly type: "message" | "reaction"
-  readonly string: string
-  readonly answers_validation: ReadonlyArray<string>
-  readonly char_limit_min: number
-  readonly char_limit_max: number
-  readonly alias: string | null
-  readonly taskboard_mapping: string | null
-}
-
-const json = (value: unknown) => JSON.stringify(value)
-
-/** An unreachable or busy database is a 503 (decisions.md); any other SQL failure is a bug (500). */
-const unavailable = (e: SqlError): Effect.Effect<never, ServiceUnavailable> =>
-  e.isRetryable
-    ? Effect.logError("forms storage failed", e).pipe(
-      Effect.andThen(Effect.fail(ServiceUnavailable.of("The forms storage is not reachable; retry later.")))
-    )
-    : Effect.die(e)
-
-const flagsOf = (data: FormData): Record<FormFlag, boolean> =>
-  Object.fromEntries(FORM_FLAGS.map((f) => [f, data[f]])) as Record<FormFlag, boolean>
-
-const toFlags = (flags: Partial<Record<FormFlag, boolean>>): Record<FormFlag, boolean> =>
-  Object.fromEntries(FORM_FLAGS.map((f) => [f, flags[f] === true])) as Record<FormFlag, boolean>
-
-const toStored = (row: FormRow, steps: ReadonlyArray<StepRow>): StoredForm => ({
-  workflow_id: Number(row.workflow_id),
-  timestamp_created: row.created_at.toISOString(),
-  title: row.title,
-  color_hex: row.color_hex,
-  channel_id: row.channel_id,
-  fwd_channel_ids: row.fwd_channel_ids,
-  role_mentions: row.role_mentions,
-  public_mentions: row.public_mentions,
-  taskboard_board: row.taskboard_board,
-  ...toFlags(row.flags),
-  steps: steps.map((s) => ({
-    step_id: s.step_id,
-    type: s.type,
-    string: s.string,
-    answers_validation: s.answers_validation,
-    char_limit: [s.char_limit_min, s.char_limit_max] as const,
-    alias: s.alias,
-    taskboard_mapping: s.taskboard_mapping
-  }))
-})
+}>()("gateway/FormsRepo") {}

@@ -2,8 +2,10 @@
  * Gateway tokens (decisions.md "Sign-in and tokens"): opaque, 256 random bits, base64url, with a
  * kind prefix (`bmg_at_`, `bmg_rt_`, `bmg_tt_`); only their SHA-256 is stored. Tokens belong to a
  * family (one per sign-in). Every check and rotation is a single atomic statement. Time comes from
- * Effect's Clock (TestClock in tests). Layers: `TokenStore.layerSql` (services/TokenStoreSql.ts),
- * and the in-memory one in test/layers/TokenStoreMemory.ts.
+ * Effect's Clock (TestClock in tests). A layer implements `TokenStorage` (storage only) and becomes
+ * a TokenStore through `TokenStore.fromStorage`, which adds the one policy: reuse revokes the family.
+ * Layers: `TokenStoreSql` (layers/sql/TokenStoreSql.ts), `TokenStoreCached` in front of it
+ * (layers/cache/TokenStoreCached.ts), `TokenStoreMemory` (test/layers/TokenStoreMemory.ts).
  */
 import { Clock, Context, Effect } from "effect"
 import { createHash, randomBytes } from "node:crypto"
@@ -87,6 +89,13 @@ export type RotateResult =
   | { readonly _tag: "Reused"; readonly familyId: string; readonly revoked: RevokedFamily | undefined }
   | { readonly _tag: "Invalid" }
 
+/** What storage reports of a rotation; deciding what a reuse means is `TokenStore.fromStorage`'s. */
+export type RotateAttempt =
+  | { readonly _tag: "Rotated"; readonly familyId: string }
+  /** The refresh token was already rotated once (even if its family is revoked since). */
+  | { readonly _tag: "AlreadyRotated"; readonly familyId: string }
+  | { readonly _tag: "Invalid" }
+
 export interface TokenInfo {
   /** The token's family (sign-in). */
   readonly familyId: string
@@ -101,7 +110,7 @@ export interface RevokedFamily {
   readonly platform: PlatformTokensEnc | undefined
 }
 
-export class TokenStore extends Context.Service<TokenStore, {
+export interface TokenStoreShape {
   /** The principal of a live access token; `undefined` when unknown, expired or revoked. */
   readonly resolveAccess: (token: string) => Effect.Effect<Principal | undefined, ServiceUnavailable>
 
@@ -154,4 +163,34 @@ export class TokenStore extends Context.Service<TokenStore, {
     previousAccessEnc: string,
     next: PlatformTokensEnc
   ) => Effect.Effect<boolean, ServiceUnavailable>
-}>()("gateway/TokenStore") {}
+}
+
+/** What a storage layer implements: the same operations, but a reused refresh token is only reported. */
+export interface TokenStorage extends Omit<TokenStoreShape, "rotateRefresh"> {
+  /** As `rotateRefresh`, with no consequence for a token already rotated: `AlreadyRotated`. */
+  readonly rotateRefresh: (
+    refreshToken: string,
+    next: { readonly access: NewToken; readonly refresh: NewToken }
+  ) => Effect.Effect<RotateAttempt, ServiceUnavailable>
+}
+
+export class TokenStore extends Context.Service<TokenStore, TokenStoreShape>()("gateway/TokenStore") {
+  /**
+   * A storage with the token policy that is not storage's to decide: a refresh token presented
+   * after its rotation was copied, so its whole family is revoked (RFC 9700 §4.14.2). A temporary
+   * token used twice is the caller's to handle (Auth revokes on `Replayed`).
+   */
+  static readonly fromStorage = (storage: TokenStorage): TokenStoreShape =>
+    TokenStore.of({
+      ...storage,
+      rotateRefresh: (refreshToken, next) =>
+        Effect.flatMap(storage.rotateRefresh(refreshToken, next), (attempt): Effect.Effect<RotateResult, ServiceUnavailable> =>
+          attempt._tag === "AlreadyRotated"
+            ? Effect.map(storage.revokeFamily(attempt.familyId), (revoked) => ({
+              _tag: "Reused" as const,
+              familyId: attempt.familyId,
+              revoked
+            }))
+            : Effect.succeed(attempt))
+    })
+}

@@ -344,6 +344,22 @@ for (const db of dbKinds) {
           const text = yield* raw({ token, method: "POST", body: "title=x", headers: { "content-type": "text/plain" } }, formsPath())
           assert.strictEqual(text.status, 415)
         }))
+
+      it.effect("U+0000 in a string → 400 at its path on POST and PATCH (never 500/503), nothing written", () =>
+        Effect.gen(function*() {
+          const before = yield* call("GET", formsPath(S2_ID))
+          const created = yield* call("POST", formsPath(S2_ID), { title: "a\u0000b", steps: [step("ok"), step("b\u0000")] })
+          assertBadRequest(created, ["title", "steps[1].string"], "POST with U+0000")
+          assert.deepStrictEqual((yield* call("GET", formsPath(S2_ID))).body, before.body)
+
+          const form = yield* call("POST", formsPath(S2_ID), { title: "clean" })
+          assert.strictEqual(form.status, 200, JSON.stringify(form.body))
+          const id = form.body.workflow_id
+          assertBadRequest(yield* call("PATCH", `${formsPath(S2_ID)}/${id}`, { title: "\u0000" }), ["title"], "PATCH with U+0000")
+          const read = yield* call("GET", `${formsPath(S2_ID)}/${id}`)
+          assert.strictEqual(read.body.title, "clean")
+          assert.strictEqual((yield* call("DELETE", `${formsPath(S2_ID)}/${id}`)).status, 200)
+        }))
     })
 
     describe("scoping and permissions", () => {

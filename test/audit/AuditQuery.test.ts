@@ -1,7 +1,7 @@
 /** The pure query parsing shared by every AuditLog layer. */
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
-import { AUDIT_COUNT_MODULES } from "../../src/layers/migrations/0004_audit.ts"
+import { AUDIT_COUNT_MODULES } from "../../src/layers/sql/AuditBuckets.ts"
 import { AUDIT_MODULES, pageMax, parseAuditQuery, parseTimestamp } from "../../src/services/AuditQuery.ts"
 
 describe("parseTimestamp", () => {

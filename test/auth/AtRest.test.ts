@@ -5,8 +5,9 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { Auth, s256 } from "../../src/services/Auth.ts"
-import { layerSql } from "../../src/layers/sql/TokenStoreSql.ts"
+import { Auth } from "../../src/services/Auth.ts"
+import { s256 } from "../../src/services/Pkce.ts"
+import { TokenStoreSql } from "../../src/layers/sql/TokenStoreSql.ts"
 import { newSecret } from "../../src/services/TokenStore.ts"
 import { dbKinds, testDb } from "../utils/Db.ts"
 import { authLayer, makeFakePlatform } from "./AuthFixtures.ts"
@@ -25,7 +26,7 @@ const encodings = (secret: string): Array<string> => {
 
 for (const kind of dbKinds) {
   const fake = makeFakePlatform()
-  layer(authLayer(layerSql.pipe(Layer.provideMerge(testDb(kind))), fake), { excludeTestServices: true })(
+  layer(authLayer(TokenStoreSql.pipe(Layer.provideMerge(testDb(kind))), fake), { excludeTestServices: true })(
     `secrets at rest (${kind})`,
     (it) => {
       it.effect("no token of any kind in any table, in any encoding", () =>

@@ -1,13 +1,14 @@
 /** Shared pieces of the auth suites: a configuration, a counting fake chat platform, the Auth layer on a store. */
 import { Effect, Layer, Redacted } from "effect"
 import { createHash, randomBytes } from "node:crypto"
-import { AppConfig } from "../../src/layers/config/AppConfig.ts"
 import type { AppConfigShape } from "../../src/layers/config/AppConfig.ts"
+import { SettingsLive } from "../../src/layers/config/Settings.ts"
 import { Auth } from "../../src/services/Auth.ts"
 import { ChatPlatform, PlatformRejected } from "../../src/services/ChatPlatform.ts"
 import type { PlatformTokens, PlatformUser } from "../../src/services/ChatPlatform.ts"
 import { Cipher, generateKey, parseKeyring } from "../../src/services/Cipher.ts"
 import type { TokenStore } from "../../src/services/TokenStore.ts"
+import { stubService } from "../layers/Stub.ts"
 
 export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigShape => ({
   port: 0,
@@ -73,9 +74,9 @@ export const makeFakePlatform = () => {
       scope: "identify guilds"
     }
   }
-  const unused = () => Effect.die(new Error("not used by the auth suites"))
   const rejected = (message: string) => new PlatformRejected({ status: 400, message })
-  const platform = ChatPlatform.of({
+  // Sign-in and token calls only: the auth suites read no guilds or webhooks.
+  const platform = stubService(ChatPlatform, {
     authorizeUrl: ({ state, codeChallenge, redirectUri }) => {
       const url = new URL("https://platform.test/oauth2/authorize")
       url.searchParams.set("response_type", "code")
@@ -117,16 +118,7 @@ export const makeFakePlatform = () => {
         return live.has(Redacted.value(token))
           ? Effect.succeed(alice)
           : Effect.fail(new PlatformRejected({ status: 401, message: "401: Unauthorized" }))
-      }),
-    getCurrentUserGuilds: unused,
-    getBotUser: unused,
-    getBotGuilds: unused,
-    getGuild: unused,
-    getGuildChannels: unused,
-    getGuildRoles: unused,
-    getChannelWebhooks: unused,
-    createWebhook: unused,
-    getWebhookWithToken: unused
+      })
   })
   return {
     platform,
@@ -159,7 +151,7 @@ export type FakePlatform = ReturnType<typeof makeFakePlatform>
 
 export const testKeyring = parseKeyring(generateKey())
 
-/** Auth over the given store layer, the fake platform and a configuration (store and Auth both exposed). */
+/** Auth over the given store layer, the fake platform and a configuration (store, settings and Auth exposed). */
 export const authLayer = <ROut, E, R>(
   store: Layer.Layer<ROut | TokenStore, E, R>,
   fake: FakePlatform,
@@ -170,6 +162,6 @@ export const authLayer = <ROut, E, R>(
       store,
       Cipher.layer(testKeyring),
       Layer.succeed(ChatPlatform, fake.platform),
-      Layer.succeed(AppConfig, AppConfig.of(config))
+      SettingsLive(config)
     ))
   )

@@ -8,13 +8,14 @@ import { Cookies, HttpClientRequest, HttpServer } from "effect/http"
 import type { HttpClientResponse } from "effect/http"
 import { HttpApi, HttpApiMiddleware, HttpApiTest } from "effect/http-api"
 import { RateLimiter } from "effect/persistence"
-import { AppConfig } from "../../src/layers/config/AppConfig.ts"
+import { SettingsLive } from "../../src/layers/config/Settings.ts"
 import { AuthGroup } from "../../src/http/Api.ts"
 import { AuthRateLimitLive } from "../../src/http/AuthRateLimit.ts"
 import { SchemaErrorsLive } from "../../src/http/Envelope.ts"
 import { AuthHandlers } from "../../src/http/handlers/Auth.ts"
 import { Authorization, AuthRateLimit, SchemaErrors } from "../../src/http/Middleware.ts"
 import { TokenStoreMemory } from "../layers/TokenStoreMemory.ts"
+import { stub } from "../layers/Stub.ts"
 import { authLayer, makeFakePlatform, testConfig } from "./AuthFixtures.ts"
 
 const CLIENT = "https://client.example/callback"
@@ -23,10 +24,7 @@ const CLIENT = "https://client.example/callback"
 let browserCookie: string | undefined
 
 /** Not under test here: the `/api` groups are never called. */
-const NoAuthorization = Layer.succeed(Authorization, Authorization.of({
-  bearer: () => Effect.die("unused"),
-  accessToken: () => Effect.die("unused")
-}))
+const NoAuthorization = stub(Authorization, {})
 const Clients = Layer.mergeAll(
   HttpApiMiddleware.layerClient(AuthRateLimit, ({ next, request }) =>
     next(browserCookie === undefined ? request : HttpClientRequest.setHeader(request, "cookie", browserCookie))),
@@ -41,7 +39,7 @@ const app = (config = testConfig()) => {
       AuthRateLimitLive.pipe(
         Layer.provide(Layer.mergeAll(
           RateLimiter.layer.pipe(Layer.provide(RateLimiter.layerStoreMemory)),
-          Layer.succeed(AppConfig, AppConfig.of(config))
+          SettingsLive(config)
         ))
       ),
       SchemaErrorsLive,

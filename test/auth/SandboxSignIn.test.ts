@@ -5,9 +5,10 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { FetchHttpClient } from "effect/http"
-import { AppConfig } from "../../src/layers/config/AppConfig.ts"
+import { SettingsLive } from "../../src/layers/config/Settings.ts"
 import { ChatPlatformDiscord } from "../../src/layers/discord/ChatPlatformDiscord.ts"
 import { SandboxServer } from "../../src/sandbox/Sandbox.ts"
+import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
 import { ALICE_ID, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET } from "../../src/sandbox/Seed.ts"
 import { Auth } from "../../src/services/Auth.ts"
 import { ChatPlatform } from "../../src/services/ChatPlatform.ts"
@@ -21,7 +22,7 @@ const CLIENT = "http://127.0.0.1:5173/cb"
 
 const Platform = Layer.unwrap(Effect.map(SandboxServer, (server) =>
   ChatPlatformDiscord.layer({
-    ...ChatPlatformDiscord.sandboxUrls(server.url),
+    ...SandboxMode.platformUrls(server.url),
     clientId: SANDBOX_CLIENT_ID,
     clientSecret: Redacted.make(SANDBOX_CLIENT_SECRET)
   })
@@ -32,7 +33,7 @@ const Env = Auth.layer.pipe(
     TokenStoreMemory,
     Cipher.layer(testKeyring),
     Platform,
-    Layer.succeed(AppConfig, AppConfig.of(testConfig({ publicUrl: GATEWAY, allowedRedirectUris: ["http://127.0.0.1/cb"] })))
+    SettingsLive(testConfig({ publicUrl: GATEWAY, allowedRedirectUris: ["http://127.0.0.1/cb"] }))
   )),
   Layer.provideMerge(SandboxServer.layer())
 )

@@ -2,8 +2,8 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
-import { layerCached } from "../../src/layers/cache/TokenStoreCached.ts"
-import { layerSql } from "../../src/layers/sql/TokenStoreSql.ts"
+import { TokenStoreCached } from "../../src/layers/cache/TokenStoreCached.ts"
+import { TokenStoreSql } from "../../src/layers/sql/TokenStoreSql.ts"
 import { newSecret, newToken, TokenStore } from "../../src/services/TokenStore.ts"
 import type { NewToken, TokenKind } from "../../src/services/TokenStore.ts"
 import { TokenStoreMemory } from "../layers/TokenStoreMemory.ts"
@@ -193,5 +193,5 @@ const suite = (name: string, storeLayer: Layer.Layer<TokenStore, unknown>) =>
   })
 
 suite("memory", TokenStoreMemory)
-suite("memory, cached", layerCached(60_000).pipe(Layer.provide(TokenStoreMemory)))
-for (const kind of dbKinds) suite(kind, layerSql.pipe(Layer.provideMerge(testDb(kind))))
+suite("memory, cached", TokenStoreCached(60_000).pipe(Layer.provide(TokenStoreMemory)))
+for (const kind of dbKinds) suite(kind, TokenStoreSql.pipe(Layer.provideMerge(testDb(kind))))

@@ -3,7 +3,7 @@ import { assert, it } from "@effect/vitest"
 import { Clock, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { randomUUID } from "node:crypto"
-import { layerCached } from "../../src/layers/cache/TokenStoreCached.ts"
+import { TokenStoreCached } from "../../src/layers/cache/TokenStoreCached.ts"
 import { newToken, TokenStore } from "../../src/services/TokenStore.ts"
 import { TokenStoreMemory } from "../layers/TokenStoreMemory.ts"
 
@@ -59,5 +59,5 @@ it.effect("hits skip the store until the TTL; revoke and rotate through it apply
     assert.isDefined(yield* store.revokeByAccess(second.access.token))
     assert.isUndefined(yield* store.resolveAccess(second.access.token))
     assert.isUndefined(yield* store.platformTokens(familyId))
-  }).pipe(Effect.provide(layerCached(5_000).pipe(Layer.provide(counting(reads)))))
+  }).pipe(Effect.provide(TokenStoreCached(5_000).pipe(Layer.provide(counting(reads)))))
 })

@@ -4,7 +4,9 @@ import { Effect, Exit, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { Bots } from "../../src/services/Bots.ts"
 import { Cipher, generateKey, parseKeyring } from "../../src/services/Cipher.ts"
+import { BotsSql } from "../../src/layers/sql/BotsSql.ts"
 import { reencryptAll } from "../../src/layers/sql/Reencrypt.ts"
+import { TaskboardPairingsSql } from "../../src/layers/sql/TaskboardPairingsSql.ts"
 import { TaskboardPairings } from "../../src/services/TaskboardPairings.ts"
 import { dbKinds, testDb } from "../utils/Db.ts"
 
@@ -58,7 +60,7 @@ for (const kind of dbKinds) {
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         const withCipher = (cipher: Cipher["Service"]) =>
-          Layer.mergeAll(Bots.layerSql, TaskboardPairings.layerSql).pipe(Layer.provide(Layer.succeed(Cipher, cipher)))
+          Layer.mergeAll(BotsSql, TaskboardPairingsSql).pipe(Layer.provide(Layer.succeed(Cipher, cipher)))
 
         // Written under k1.
         yield* Effect.gen(function*() {

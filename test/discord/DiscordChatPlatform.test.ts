@@ -7,6 +7,7 @@ import { Context, Effect, Layer, Redacted } from "effect"
 import { FetchHttpClient } from "effect/http"
 import type { DiscordChatPlatformOptions } from "../../src/layers/discord/ChatPlatformDiscord.ts"
 import { ChatPlatformDiscord } from "../../src/layers/discord/ChatPlatformDiscord.ts"
+import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
 import { ChatPlatform } from "../../src/services/ChatPlatform.ts"
 import type { Handler, Received } from "./FakeDiscord.ts"
 import { countSince, fakeDiscord, guildSummary, user } from "./FakeDiscord.ts"
@@ -289,7 +290,7 @@ describe("ChatPlatformDiscord (live client)", () => {
         code_challenge: "cc",
         code_challenge_method: "S256"
       })
-      assert.deepStrictEqual(ChatPlatformDiscord.sandboxUrls("http://127.0.0.1:3000/"), {
+      assert.deepStrictEqual(SandboxMode.platformUrls("http://127.0.0.1:3000/"), {
         baseUrl: "http://127.0.0.1:3000/sandbox/discord/api/v10",
         authorizeUrl: "http://127.0.0.1:3000/sandbox/discord/oauth2/authorize"
       })

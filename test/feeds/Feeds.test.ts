@@ -9,8 +9,10 @@ import { SqlClient } from "effect/sql"
 import type { Feed, FeedCreate } from "../../src/domain/Feed.ts"
 import type { FeedModuleName } from "../../src/domain/Platform.ts"
 import { AppConfigLive } from "../../src/layers/config/AppConfig.ts"
+import { FeedsConfigEnv } from "../../src/layers/config/FeedsConfigEnv.ts"
 import { Feeds } from "../../src/services/Feeds.ts"
 import { DEFAULT_WEBHOOK_URL_PREFIXES, FeedsConfig, parseWebhookPrefixes, parseWebhookUrl } from "../../src/services/FeedsConfig.ts"
+import { FeedsRepoSql } from "../../src/layers/sql/FeedsRepoSql.ts"
 import { FeedsRepo } from "../../src/services/FeedsRepo.ts"
 import { AuditLogMemoryStore } from "../layers/AuditLogMemory.ts"
 import { dbKinds, testDb } from "../utils/Db.ts"
@@ -37,8 +39,8 @@ const A1 = access(BOT2_ID, S1_ID)
 const hookUrl = (id: string, token: string, base = "https://discord.com/api") => `${base}/webhooks/${id}/${token}`
 const S1_URL = hookUrl(WEBHOOK_S1_ID, WEBHOOK_S1_TOKEN)
 
-const create = (module: FeedModuleName, body: FeedCreate, a = A1) => Feeds.use((f) => f.create(a, module, body))
-const createFails = (module: FeedModuleName, body: FeedCreate, a = A1) => Effect.flip(create(module, body, a))
+const create = <M extends FeedModuleName>(module: M, body: FeedCreate<M>, a = A1) => Feeds.use((f) => f.create(a, module, body))
+const createFails = <M extends FeedModuleName>(module: M, body: FeedCreate<M>, a = A1) => Effect.flip(create(module, body, a))
 const messages = (e: { readonly problems: ReadonlyArray<{ readonly message: string }> }) => e.problems.map((p) => p.message).join(" | ")
 const paths = (e: { readonly problems: ReadonlyArray<{ readonly additionalProperties?: Record<string, unknown> }> }) =>
   e.problems.map((p) => p.additionalProperties?.path)
@@ -431,7 +433,7 @@ for (const kind of dbKinds) {
     const clear = Effect.flatMap(SqlClient.SqlClient, (sql) => sql`DELETE FROM feeds`)
     registerSuite<SqlClient.SqlClient>(
       (name, self) => it.effect(name, self),
-      (self, config) => Effect.andThen(Effect.orDie(clear), Effect.provide(self, feedsTestLayer(config, FeedsRepo.layerSql)))
+      (self, config) => Effect.andThen(Effect.orDie(clear), Effect.provide(self, feedsTestLayer(config, FeedsRepoSql)))
     )
   })
 }
@@ -451,12 +453,12 @@ describe("parseWebhookUrl", () => {
   })
 })
 
-describe("FeedsConfig.layer", () => {
+describe("FeedsConfigEnv", () => {
   const load = (env: Record<string, string>) =>
     Effect.gen(function*() {
       return yield* FeedsConfig
     }).pipe(
-      Effect.provide(FeedsConfig.layer.pipe(
+      Effect.provide(FeedsConfigEnv.pipe(
         Layer.provide(AppConfigLive),
         Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env })))
       ))

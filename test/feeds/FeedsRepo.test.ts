@@ -2,6 +2,8 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { ServiceUnavailable } from "../../src/domain/Errors.ts"
+import type { FeedModuleName } from "../../src/domain/Platform.ts"
+import { FeedsRepoSql } from "../../src/layers/sql/FeedsRepoSql.ts"
 import { FeedsRepo } from "../../src/services/FeedsRepo.ts"
 import type { NewFeed } from "../../src/services/FeedsRepo.ts"
 import { FeedsRepoMemory } from "../layers/FeedsRepoMemory.ts"
@@ -11,16 +13,20 @@ const BOT = "200000000000000002"
 const SERVER = "300000000000000001"
 const scope = { botId: BOT, serverId: SERVER, module: "streaming" } as const
 
-const feed = (identifier: string, webhookId = "330000000000000101"): NewFeed => ({
+/** A feed of `module` (streaming unless said), with options of that module: the SQL layer decodes them by it. */
+const feed = (identifier: string, webhookId = "330000000000000101", module: FeedModuleName = "streaming"): NewFeed => ({
   ...scope,
+  module,
   feedIdentifier: identifier,
-  webhookOptions: { filter_event: ["live"], filter_game: ["33214"], custom_header: "héllo ✓", "webhook-name": null },
+  webhookOptions: module === "streaming"
+    ? { filter_event: ["live"], filter_game: ["33214"], custom_header: "héllo ✓", "webhook-name": null }
+    : { custom_header: "héllo ✓", "webhook-name": null },
   displayInfo: { user_name: "alice", display_name: "Alice", user_url: "https://example.test/alice", game_names: ["Fortnite"] },
   webhook: { id: webhookId, tokenEnc: "v1.k1.nonce.cipher", name: "Feeds", avatar: null, channelId: "310000000000000102" }
 })
 
 const suites = [
-  ...dbKinds.map((kind) => [kind, FeedsRepo.layerSql.pipe(Layer.provideMerge(testDb(kind)))] as const),
+  ...dbKinds.map((kind) => [kind, FeedsRepoSql.pipe(Layer.provideMerge(testDb(kind)))] as const),
   ["memory", FeedsRepoMemory] as const
 ]
 
@@ -56,12 +62,12 @@ for (const [kind, repoLayer] of suites) {
       Effect.gen(function*() {
         const repo = yield* FeedsRepo
         const s = { ...scope, module: "video" } as const
-        const first = yield* repo.insert({ ...feed("chan"), module: "video" }, 50)
+        const first = yield* repo.insert(feed("chan", undefined, "video"), 50)
         assert.strictEqual(first._tag, "Inserted")
-        assert.strictEqual((yield* repo.insert({ ...feed("chan"), module: "video" }, 50))._tag, "Duplicate")
-        assert.strictEqual((yield* repo.insert({ ...feed("chan", "330000000000000999"), module: "video" }, 50))._tag, "Inserted")
+        assert.strictEqual((yield* repo.insert(feed("chan", undefined, "video"), 50))._tag, "Duplicate")
+        assert.strictEqual((yield* repo.insert(feed("chan", "330000000000000999", "video"), 50))._tag, "Inserted")
         // Same identifier and webhook in another module is another feed.
-        assert.strictEqual((yield* repo.insert({ ...feed("chan"), module: "photo" }, 50))._tag, "Inserted")
+        assert.strictEqual((yield* repo.insert(feed("chan", undefined, "photo"), 50))._tag, "Inserted")
         assert.strictEqual(yield* repo.count(s), 2)
       }))
 
@@ -71,7 +77,7 @@ for (const [kind, repoLayer] of suites) {
         const s = { ...scope, module: "rss" } as const
         const results = yield* Effect.forEach(
           ["a", "b", "c", "d", "e"],
-          (id) => repo.transaction(repo.insert({ ...feed(id), module: "rss" }, 3)),
+          (id) => repo.transaction(repo.insert(feed(id, undefined, "rss"), 3)),
           { concurrency: "unbounded" }
         )
         assert.strictEqual(results.filter((r) => r._tag === "Inserted").length, 3)
@@ -85,7 +91,7 @@ for (const [kind, repoLayer] of suites) {
     it.effect("another server's, bot's or module's feed is invisible", () =>
       Effect.gen(function*() {
         const repo = yield* FeedsRepo
-        const r = yield* repo.insert({ ...feed("mine"), module: "forum" }, 50)
+        const r = yield* repo.insert(feed("mine", undefined, "forum"), 50)
         if (r._tag !== "Inserted") return assert.fail(r._tag)
         for (const other of [
           { botId: BOT, serverId: "300000000000000003", module: "forum" },
@@ -105,7 +111,7 @@ for (const [kind, repoLayer] of suites) {
         const repo = yield* FeedsRepo
         const s = { ...scope, module: "microblog" } as const
         const failed = yield* repo.transaction(
-          Effect.andThen(repo.insert({ ...feed("rolled-back"), module: "microblog" }, 50), Effect.fail(ServiceUnavailable.of("audit down")))
+          Effect.andThen(repo.insert(feed("rolled-back", undefined, "microblog"), 50), Effect.fail(ServiceUnavailable.of("audit down")))
         ).pipe(Effect.flip)
         assert.strictEqual(failed._tag, "ServiceUnavailable")
         assert.strictEqual(yield* repo.count(s), 0)
@@ -114,7 +120,7 @@ for (const [kind, repoLayer] of suites) {
 }
 
 for (const kind of dbKinds) {
-  layer(FeedsRepo.layerSql.pipe(Layer.provideMerge(testDb(kind))), { excludeTestServices: true })(`feeds table on ${kind}`, (it) => {
+  layer(FeedsRepoSql.pipe(Layer.provideMerge(testDb(kind))), { excludeTestServices: true })(`feeds table on ${kind}`, (it) => {
     it.effect("stores the ciphertext only, and jsonb options as objects", () =>
       Effect.gen(function*() {
         const repo = yield* FeedsRepo

@@ -6,6 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Result, Schema, SchemaIssue } from "effect"
 import { EVENT_TYPES, FeedModules, MODULE_OPTIONS, withDefaults } from "../../src/domain/Feed.ts"
+import type { WebhookOptions } from "../../src/domain/Feed.ts"
 import type { FeedModuleName } from "../../src/domain/Platform.ts"
 
 const MODULES: ReadonlyArray<FeedModuleName> = ["photo", "forum", "rss", "streaming", "microblog", "video"]
@@ -169,7 +170,7 @@ describe("webhook_options matrix", () => {
 
   it("withDefaults fills every omitted option with the contract's default", () => {
     for (const m of MODULES) {
-      const expected = Object.fromEntries(ALL_OPTIONS.filter((o) => APPLIES[o].includes(m)).map((o) => [o, DEFAULTS[o]]))
+      const expected = Object.fromEntries(ALL_OPTIONS.filter((o) => APPLIES[o].includes(m)).map((o) => [o, DEFAULTS[o]])) as WebhookOptions
       assert.deepStrictEqual(withDefaults(m, undefined), expected)
       assert.deepStrictEqual(withDefaults(m, {}), expected)
       assert.deepStrictEqual(withDefaults(m, { custom_header: "h" }), { ...expected, custom_header: "h" })

@@ -2,6 +2,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, Exit, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { BadRequest, NotFound, ServiceUnavailable } from "../../src/domain/Errors.ts"
+import { FormsRepoSql } from "../../src/layers/sql/FormsRepoSql.ts"
 import { Forms } from "../../src/services/Forms.ts"
 import { FormsRepo } from "../../src/services/FormsRepo.ts"
 import { dbKinds, testDb } from "../utils/Db.ts"
@@ -45,7 +46,7 @@ const withAuditFailing = <A, E, R>(self: Effect.Effect<A, E, R>) =>
 
 for (const kind of dbKinds) {
   const env = Forms.layer.pipe(
-    Layer.provideMerge(Layer.mergeAll(FormsRepo.layerSql, AuditLogSqlFailing, TaskBoardFake)),
+    Layer.provideMerge(Layer.mergeAll(FormsRepoSql, AuditLogSqlFailing, TaskBoardFake)),
     Layer.provideMerge(testDb(kind))
   )
 

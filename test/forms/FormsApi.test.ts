@@ -17,6 +17,7 @@ import { Directory } from "../../src/services/Directory.ts"
 import { Forms } from "../../src/services/Forms.ts"
 import { AuditLogMemory, AuditLogMemoryStore } from "../layers/AuditLogMemory.ts"
 import { FormsRepoMemory } from "../layers/FormsRepoMemory.ts"
+import { stub } from "../layers/Stub.ts"
 import { access, BOARDS, BOT, OTHER_SERVER, SERVER, TaskBoardFake, TEXT, UNPAIRED_SERVER, VOICE } from "./fixtures.ts"
 
 const MANAGER = "manager-token"
@@ -41,23 +42,18 @@ const AuthorizationFake = Layer.succeed(Authorization, Authorization.of({
 }))
 
 /** Known bot and servers; the member may not manage them (403). */
-const DirectoryFake = Layer.succeed(Directory, Directory.of({
-  user: () => Effect.die("unused"),
-  bots: Effect.die("unused"),
-  servers: () => Effect.die("unused"),
-  server: () => Effect.die("unused"),
-  modules: () => Effect.die("unused"),
+const DirectoryFake = stub(Directory, {
   access: (principal, botId, serverId) => {
     if (botId !== BOT) return Effect.fail(NotFound.of("No such bot."))
     if (![SERVER, OTHER_SERVER, UNPAIRED_SERVER].includes(serverId)) return Effect.fail(NotFound.of("No such server."))
     if (principal.userId !== principals[MANAGER]) return Effect.fail(Forbidden.of("You may not manage this server's forms."))
     return Effect.succeed(access(serverId))
   }
-}))
+})
 
 const HandlersLayer = FormsHandlers.pipe(
   Layer.provide(Forms.layer),
-  Layer.provide(Layer.mergeAll(FormsRepoMemory.layer, TaskBoardFake, DirectoryFake)),
+  Layer.provide(Layer.mergeAll(FormsRepoMemory, TaskBoardFake, DirectoryFake)),
   Layer.provideMerge(AuditLogMemory),
   Layer.provideMerge(Layer.mergeAll(AuthorizationFake, SchemaErrorsLive))
 )

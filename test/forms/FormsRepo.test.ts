@@ -1,5 +1,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
+import { BadRequest } from "../../src/domain/Errors.ts"
+import { FormsRepoSql } from "../../src/layers/sql/FormsRepoSql.ts"
 import { FormsRepo } from "../../src/services/FormsRepo.ts"
 import { FormsRepoMemory } from "../layers/FormsRepoMemory.ts"
 import { dbKinds, testDb } from "../utils/Db.ts"
@@ -9,8 +11,8 @@ const scope = { botId: BOT, serverId: SERVER }
 
 // The in-memory layer of the API tests must behave like the SQL one: same suite.
 const repos: ReadonlyArray<readonly [string, Layer.Layer<FormsRepo, unknown>]> = [
-  ...dbKinds.map((kind) => [kind, FormsRepo.layerSql.pipe(Layer.provide(testDb(kind)))] as const),
-  ["memory (test layer)", FormsRepoMemory.layer]
+  ...dbKinds.map((kind) => [kind, FormsRepoSql.pipe(Layer.provide(testDb(kind)))] as const),
+  ["memory (test layer)", FormsRepoMemory]
 ]
 
 for (const [kind, repoLayer] of repos) {
@@ -94,6 +96,26 @@ for (const [kind, repoLayer] of repos) {
         assert.strictEqual(failed, "boom")
         assert.deepStrictEqual((yield* repo.list(rollback)).map((f) => f.title), ["Kept"])
         assert.deepStrictEqual(Option.getOrThrow(yield* repo.find(rollback, kept.workflow_id)), kept)
+      }))
+
+    it.effect("a string the database cannot store (U+0000) → BadRequest at its path; nothing is written", () =>
+      Effect.gen(function*() {
+        const repo = yield* FormsRepo
+        const nul = { botId: BOT, serverId: "800000000000000078" }
+        const paths = (e: BadRequest) => e.problems.map((p) => p.additionalProperties?.["path"])
+        const bad = formData("a\u0000b", [step("ok"), step("fine", { alias: "x\u0000" })], { fwd_channel_ids: ["1", "\u0000"] })
+        const created = yield* Effect.flip(repo.create(nul, bad))
+        assert.instanceOf(created, BadRequest)
+        assert.sameMembers(paths(created), ["title", "fwd_channel_ids[1]", "steps[1].alias"])
+
+        const kept = yield* repo.create(nul, formData("Kept", [step("a")]))
+        const updated = yield* Effect.flip(repo.update(nul, kept.workflow_id, formData("\u0000")))
+        assert.deepStrictEqual(paths(updated as BadRequest), ["title"])
+        // Inside the caller's transaction (how Forms writes) the refusal ends it cleanly: the store still works.
+        const inTx = yield* Effect.flip(repo.transaction(repo.create(nul, formData("t", [step("\u0000")]))))
+        assert.deepStrictEqual(paths(inTx as BadRequest), ["steps[0].string"])
+        assert.deepStrictEqual((yield* repo.list(nul)).map((f) => f.title), ["Kept"])
+        assert.deepStrictEqual(Option.getOrThrow(yield* repo.find(nul, kept.workflow_id)), kept)
       }))
 
     it.effect("20 concurrent updates of one form: the final form is exactly one of them", () =>

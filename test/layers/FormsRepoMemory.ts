@@ -1,12 +1,14 @@
 /**
  * A deterministic in-memory FormsRepo for in-process API tests: ids count from 1, timestamps come
  * from the Clock (TestClock when present). `transaction` runs one writer at a time and restores the
- * previous state when its effect fails, like a rollback. Transactions must not nest.
+ * previous state when its effect fails, like a rollback. Transactions must not nest. A string the
+ * database could not store (U+0000) is refused as FormsRepoSql refuses it, with the same 400.
  */
 import { Clock, Effect, Layer, Option, Ref, Semaphore } from "effect"
 import type { StoredForm } from "../../src/domain/Form.ts"
 import { FormsRepo } from "../../src/services/FormsRepo.ts"
 import type { FormData, FormScope } from "../../src/services/FormsRepo.ts"
+import { rejectedValue, unstorablePaths } from "../../src/layers/sql/SqlFailure.ts"
 
 interface Entry {
   readonly scope: FormScope
@@ -20,6 +22,9 @@ interface State {
 
 const inScope = (entry: Entry | undefined, scope: FormScope): entry is Entry =>
   entry !== undefined && entry.scope.botId === scope.botId && entry.scope.serverId === scope.serverId
+
+const storable = (data: FormData) =>
+  unstorablePaths(data).length === 0 ? Effect.void : Effect.fail(rejectedValue({ input: data }))
 
 const toStored = (id: number, created: string, data: FormData): StoredForm => ({
   ...data,
@@ -53,19 +58,19 @@ export const makeFormsRepoMemory = Effect.gen(function*() {
           }))),
     find,
     create: (scope, data) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Effect.andThen(storable(data), Clock.currentTimeMillis).pipe(Effect.flatMap((now) =>
         Ref.modify(state, (s) => {
           const form = toStored(s.nextId, new Date(now).toISOString(), data)
           const forms = new Map(s.forms).set(form.workflow_id, { scope, form })
           return [form, { nextId: s.nextId + 1, forms }]
-        })),
+        }))),
     update: (scope, id, data) =>
-      Ref.modify(state, (s) => {
+      Effect.andThen(storable(data), Ref.modify(state, (s) => {
         const entry = s.forms.get(id)
         if (!inScope(entry, scope)) return [Option.none(), s]
         const form = toStored(id, entry.form.timestamp_created, data)
         return [Option.some(form), { ...s, forms: new Map(s.forms).set(id, { scope, form }) }]
-      }),
+      })),
     remove: (scope, id) =>
       Ref.modify(state, (s) => {
         const entry = s.forms.get(id)
@@ -82,6 +87,4 @@ export const makeFormsRepoMemory = Effect.gen(function*() {
   })
 })
 
-export const FormsRepoMemory = {
-  layer: Layer.effect(FormsRepo, makeFormsRepoMemory)
-}
+export const FormsRepoMemory = Layer.effect(FormsRepo, makeFormsRepoMemory)

@@ -1,12 +1,13 @@
 /**
  * A deterministic in-memory TokenStore with the semantics of the SQL one (same suite in
  * test/auth/TokenStore.test.ts). Every operation is one synchronous step, hence atomic. Time comes
- * from Effect's Clock. `dump()` exposes everything stored, for the at-rest checks.
+ * from Effect's Clock. Storage only, like the SQL one: `TokenStore.fromStorage` adds the policy.
+ * `tables` exposes everything stored.
  */
 import { Effect, Layer } from "effect"
 import type { UserId } from "../../src/domain/Ids.ts"
 import { now, sha256Hex, TokenStore } from "../../src/services/TokenStore.ts"
-import type { NewToken, PlatformTokensEnc, PlatformUserRow, RevokedFamily, TokenKind } from "../../src/services/TokenStore.ts"
+import type { NewToken, PlatformTokensEnc, PlatformUserRow, RevokedFamily, TokenKind, TokenStorage } from "../../src/services/TokenStore.ts"
 
 interface TokenRow {
   familyId: string
@@ -62,7 +63,7 @@ export const makeTokenStoreMemory = Effect.sync(() => {
     for (const row of t.tokens.values()) if (row.familyId === familyId && row.revokedAt === undefined) row.revokedAt = at
     return { familyId, platform }
   }
-  const store = TokenStore.of({
+  const store: TokenStorage = {
     resolveAccess: (token) =>
       Effect.map(now, (at) => {
         const r = t.tokens.get(sha256Hex(token))
@@ -136,9 +137,7 @@ export const makeTokenStoreMemory = Effect.sync(() => {
       Effect.map(now, (at) => {
         const r = t.tokens.get(sha256Hex(refreshToken))
         if (r === undefined || r.kind !== "refresh") return { _tag: "Invalid" as const }
-        if (r.usedAt !== undefined) {
-          return { _tag: "Reused" as const, familyId: r.familyId, revoked: revoke(r.familyId, at) }
-        }
+        if (r.usedAt !== undefined) return { _tag: "AlreadyRotated" as const, familyId: r.familyId }
         if (r.revokedAt !== undefined || !live(r.familyId) || r.expiresAt.getTime() <= at.getTime()) {
           return { _tag: "Invalid" as const }
         }
@@ -175,8 +174,8 @@ export const makeTokenStoreMemory = Effect.sync(() => {
         f.platform = next
         return true
       })
-  })
+  }
   return { store, tables: t }
 })
 
-export const TokenStoreMemory = Layer.effect(TokenStore, Effect.map(makeTokenStoreMemory, (m) => m.store))
+export const TokenStoreMemory = Layer.effect(TokenStore, Effect.map(makeTokenStoreMemory, (m) => TokenStore.fromStorage(m.store)))

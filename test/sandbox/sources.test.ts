@@ -6,13 +6,14 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { ExternalSourcesHttp } from "../../src/layers/sources/ExternalSourcesHttp.ts"
+import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
 import { SOURCES_LISTING, sourcesListing } from "../../src/sandbox/sources/Seed.ts"
 import { ExternalSources } from "../../src/services/ExternalSources.ts"
 import { SandboxServer, SandboxUrl } from "../sources/SandboxServer.ts"
 
 const Env = Layer.unwrap(Effect.gen(function*() {
   const url = yield* SandboxUrl
-  return ExternalSourcesHttp.layer(ExternalSourcesHttp.sandboxOptions(url, "2 seconds"))
+  return ExternalSourcesHttp.layer(SandboxMode.sourcesOptions(url, "2 seconds"))
 })).pipe(Layer.provideMerge(SandboxServer))
 
 const status = (request: HttpClientRequest.HttpClientRequest) =>

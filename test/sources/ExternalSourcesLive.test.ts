@@ -6,6 +6,7 @@ import { assert, describe, it, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
 import type { ExternalSourcesOptions } from "../../src/layers/sources/ExternalSourcesHttp.ts"
 import { ExternalSourcesHttp } from "../../src/layers/sources/ExternalSourcesHttp.ts"
+import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
 import { ExternalSources, type SourceError } from "../../src/services/ExternalSources.ts"
 import { fault, SandboxServer, SandboxUrl } from "./SandboxServer.ts"
 
@@ -18,13 +19,13 @@ const withSources = <A, E, R>(
 ) =>
   Effect.gen(function*() {
     const url = yield* SandboxUrl
-    const options = change(ExternalSourcesHttp.sandboxOptions(url, TIMEOUT), url)
+    const options = change(SandboxMode.sourcesOptions(url, TIMEOUT), url)
     return yield* ExternalSources.use(f).pipe(Effect.provide(ExternalSourcesHttp.layer(options)))
   })
 
 const Env = Layer.unwrap(Effect.gen(function*() {
   const url = yield* SandboxUrl
-  return ExternalSourcesHttp.layer(ExternalSourcesHttp.sandboxOptions(url, TIMEOUT))
+  return ExternalSourcesHttp.layer(SandboxMode.sourcesOptions(url, TIMEOUT))
 })).pipe(Layer.provideMerge(SandboxServer))
 
 const message = (e: { readonly problems: ReadonlyArray<{ readonly message: string }> }) => e.problems[0]?.message ?? ""

@@ -7,7 +7,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Layer } from "effect"
 import { FetchHttpClient, HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
 import { createServer } from "node:http"
-import { SandboxState } from "../../src/sandbox/Sandbox.ts"
+import { SandboxState } from "../../src/sandbox/SandboxRoute.ts"
 import { SourcesRoutes } from "../../src/sandbox/sources/Sources.ts"
 
 export class SandboxUrl extends Context.Service<SandboxUrl, string>()("test/SandboxUrl") {}

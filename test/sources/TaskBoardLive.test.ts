@@ -5,6 +5,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { TaskBoardTrello, type TaskBoardOptions } from "../../src/layers/taskboard/TaskBoardTrello.ts"
+import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
 import { S1_ID, S2_ID } from "../../src/sandbox/Seed.ts"
 import { TASKBOARD_BOARDS } from "../../src/sandbox/sources/Seed.ts"
 import { TaskBoard } from "../../src/services/TaskBoard.ts"
@@ -16,13 +17,13 @@ const withBoard = <A, E, R>(
 ) =>
   Effect.gen(function*() {
     const url = yield* SandboxUrl
-    const live = TaskBoardTrello.layer({ baseUrl: TaskBoardTrello.sandboxBaseUrl(url), timeout: "1 second", pairings })
+    const live = TaskBoardTrello.layer({ ...SandboxMode.taskBoardOptions(url, "1 second"), pairings })
     return yield* TaskBoard.use(f).pipe(Effect.provide(live))
   })
 
 const Env = Layer.unwrap(Effect.gen(function*() {
   const url = yield* SandboxUrl
-  return TaskBoardTrello.layer({ baseUrl: TaskBoardTrello.sandboxBaseUrl(url), timeout: "1 second", pairings: TaskBoardTrello.sandboxPairings })
+  return TaskBoardTrello.layer(SandboxMode.taskBoardOptions(url, "1 second"))
 })).pipe(Layer.provideMerge(SandboxServer))
 
 const ROUTE = "GET /sandbox/taskboard/1/organizations/{teamId}/boards"

@@ -4,7 +4,7 @@
  * Capabilities are either `live` (PGlite or PostgreSQL, memory rate-limit counters) or
  * `memory` (the deterministic in-memory Test layers of test/layers).
  */
-import { Context, Effect, Layer, Redacted, References } from "effect"
+import { Context, Effect, Layer, References } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { RateLimiter } from "effect/persistence"
 import { makeClient } from "../../src/http/client.ts"
@@ -13,15 +13,13 @@ import type { AppConfigShape } from "../../src/layers/config/AppConfig.ts"
 import { liveCapabilities, makeApp } from "../../src/layers/App.ts"
 import type { Capabilities } from "../../src/layers/App.ts"
 import { ChatPlatformDiscord } from "../../src/layers/discord/ChatPlatformDiscord.ts"
-import { ExternalSourcesHttp } from "../../src/layers/sources/ExternalSourcesHttp.ts"
-import { TaskBoardTrello } from "../../src/layers/taskboard/TaskBoardTrello.ts"
-import { SEED } from "../../src/sandbox/Seed.ts"
-import { Bots } from "../../src/services/Bots.ts"
+import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
 import { Cipher, generateKey, parseKeyring } from "../../src/services/Cipher.ts"
-import { Readiness } from "../../src/services/Readiness.ts"
 import { AuditLogMemory } from "../layers/AuditLogMemory.ts"
+import { BotsMemory } from "../layers/BotsMemory.ts"
 import { FeedsRepoMemory } from "../layers/FeedsRepoMemory.ts"
 import { FormsRepoMemory } from "../layers/FormsRepoMemory.ts"
+import { ReadinessMemory } from "../layers/ReadinessMemory.ts"
 import { TokenStoreMemory } from "../layers/TokenStoreMemory.ts"
 import type { DbKind } from "./Db.ts"
 import { testDb } from "./Db.ts"
@@ -64,27 +62,19 @@ export const testAppConfig = (port: number, overrides: Partial<AppConfigShape> =
 /** The deterministic in-memory capabilities; the chat platform, sources and task board stay the live clients against the mounted sandbox. */
 const memoryCapabilities = (config: AppConfigShape) => {
   const keyring = parseKeyring(generateKey())
+  const sandbox = SandboxMode.sandbox(config)
   const http = Layer.mergeAll(
-    ChatPlatformDiscord.layer({
-      ...ChatPlatformDiscord.sandboxUrls(config.publicUrl),
-      clientId: SEED.oauth.clientId,
-      clientSecret: Redacted.make(SEED.oauth.clientSecret),
-      timeout: config.upstreamTimeoutMs
-    }),
-    ExternalSourcesHttp.layer(ExternalSourcesHttp.sandboxOptions(config.publicUrl, config.upstreamTimeoutMs)),
-    TaskBoardTrello.layer({
-      baseUrl: TaskBoardTrello.sandboxBaseUrl(config.publicUrl),
-      pairings: TaskBoardTrello.sandboxPairings,
-      timeout: config.upstreamTimeoutMs
-    })
+    ChatPlatformDiscord.layer({ ...sandbox.platform, timeout: config.upstreamTimeoutMs }),
+    sandbox.sources,
+    sandbox.taskBoard
   ).pipe(Layer.provide(FetchHttpClient.layer))
   return Layer.mergeAll(
     TokenStoreMemory,
-    FormsRepoMemory.layer,
+    FormsRepoMemory,
     FeedsRepoMemory,
     AuditLogMemory,
-    Bots.memory([]),
-    Readiness.layerAlways,
+    BotsMemory([]),
+    ReadinessMemory,
     Cipher.layer(keyring),
     RateLimiter.layer.pipe(Layer.provide(RateLimiter.layerStoreMemory)),
     http

@@ -2,14 +2,14 @@
  * The "auth" group: sign-in redirects and the token endpoints. The work is in services/Auth.ts;
  * here are the HTTP parts: the sign-in cookie, `Referrer-Policy: no-referrer` on the redirect that
  * carries the temporary token, and `Cache-Control: no-store` on every token answer.
- * Requires Auth (and, for the group's middleware, AuthRateLimit: http/AuthRateLimit.ts).
+ * Requires Auth and HttpSettings (and, for the group's middleware, AuthRateLimit: http/AuthRateLimit.ts).
  */
 import { Effect } from "effect"
 import { HttpEffect, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import { AppConfig } from "../../layers/config/AppConfig.ts"
 import { Auth } from "../../services/Auth.ts"
 import { Api } from "../Api.ts"
+import { HttpSettings } from "../HttpSettings.ts"
 
 const isLoopback = (host: string) => /^(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/.test(host)
 
@@ -22,8 +22,8 @@ export const AuthHandlers = HttpApiBuilder.group(
   "auth",
   Effect.fn(function*(handlers) {
     const auth = yield* Auth
-    const config = yield* AppConfig
-    const publicHost = new URL(config.publicUrl).host
+    const { publicUrl } = yield* HttpSettings
+    const publicHost = new URL(publicUrl).host
     return handlers.handleAll({
       login: ({ query, request }) =>
         Effect.gen(function*() {
@@ -33,8 +33,8 @@ export const AuthHandlers = HttpApiBuilder.group(
           // sent there first. Only between loopback names, so no proxy set-up can loop.
           const host = request.headers["host"]
           if (host !== undefined && host !== publicHost && isLoopback(host) && isLoopback(publicHost)) {
-            const url = new URL(request.url, config.publicUrl)
-            return HttpServerResponse.redirect(`${config.publicUrl}${url.pathname}${url.search}`, { status: 307 })
+            const url = new URL(request.url, publicUrl)
+            return HttpServerResponse.redirect(`${publicUrl}${url.pathname}${url.search}`, { status: 307 })
           }
           const { location, cookie } = yield* auth.login({
             redirectUri: query.redirect_uri,

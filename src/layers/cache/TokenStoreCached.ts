@@ -20,7 +20,7 @@ interface Entry<A> {
 /** Beyond this many entries a map is swept of expired ones (and cleared if that is not enough). */
 const MAX_ENTRIES = 50_000
 
-export const layerCached = (ttlMs: number): Layer.Layer<TokenStore, never, TokenStore> =>
+export const TokenStoreCached = (ttlMs: number): Layer.Layer<TokenStore, never, TokenStore> =>
   Layer.effect(
     TokenStore,
     Effect.gen(function*() {

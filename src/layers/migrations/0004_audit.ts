@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
+import { AUDIT_COUNT_MODULES, AUDIT_DENSE, AUDIT_LEVEL_SECONDS, AUDIT_SHARDS } from "../sql/AuditBuckets.ts"
 
 /**
  * Exact audit counts at scale. `audit_count_shards` holds, per (server, bot), epoch-aligned bucket
@@ -21,12 +22,8 @@ import { SqlClient } from "effect/sql"
  * Row triggers keep this exact in the transaction of every insert or delete.
  * `audit_at` lets the retention job find expired entries without scanning the table.
  * Queries use (server, bot, at DESC, id DESC) and, with a module, (module, server, bot, at DESC, id DESC).
+ * The constants live in layers/sql/AuditBuckets.ts, which the reader (AuditLogSql) shares.
  */
-export const AUDIT_DENSE = 1000
-export const AUDIT_LEVEL_SECONDS = [3600, 86400, 2764800] as const
-export const AUDIT_COUNT_MODULES = ["forms", "photo", "forum", "rss", "streaming", "microblog", "video"] as const
-/** Counter shards of a dense month (besides shard 0); a connection always writes the same one. */
-export const AUDIT_SHARDS = 16
 
 const counts = ["n", ...AUDIT_COUNT_MODULES]
 const seconds = `(ARRAY[${AUDIT_LEVEL_SECONDS.join(", ")}])`

@@ -1,8 +1,8 @@
 /**
  * The live ExternalSources: one client per source (src/layers/sources), each present only when its
- * credentials are; a source without them answers 503 naming it and the variables to set. In sandbox
- * mode `sandboxOptions(publicUrl)` points every client at the sandbox twins with placeholder
- * credentials, so the same code runs against them.
+ * credentials are; a source without them answers 503 naming it and the variables to set. Each
+ * client's base URL is an option: in sandbox mode src/sandbox/SandboxMode.ts points them all at the
+ * sandbox twins with placeholder credentials, so the same code runs against them.
  */
 import { Config, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { HttpClient } from "effect/http"
@@ -123,27 +123,6 @@ const config = (timeout: Duration.Input = DEFAULT_TIMEOUT): Config.Config<Extern
     rss: { allowPrivateAddresses: false }
   })))
 
-/** The sandbox's own Instagram account id (any id works with the twin). */
-export const SANDBOX_INSTAGRAM_USER_ID = "17841400000000001"
-
-/**
- * Every client pointed at the sandbox twins under `${publicUrl}/sandbox/<source>`, with the
- * placeholder credential "sandbox"; RSS may fetch loopback and private addresses.
- */
-const sandboxOptions = (publicUrl: string, timeout: Duration.Input = DEFAULT_TIMEOUT): ExternalSourcesOptions => {
-  const base = `${publicUrl.replace(/\/+$/, "")}/sandbox`
-  const placeholder = Redacted.make("sandbox")
-  return {
-    timeout,
-    streaming: { clientId: "sandbox", clientSecret: placeholder, apiUrl: `${base}/streaming`, authUrl: `${base}/streaming` },
-    video: { apiKey: placeholder, baseUrl: `${base}/video/youtube/v3` },
-    microblog: { bearerToken: placeholder, baseUrl: `${base}/microblog` },
-    photo: { accessToken: placeholder, userId: SANDBOX_INSTAGRAM_USER_ID, baseUrl: `${base}/photo` },
-    forum: { clientId: "sandbox", clientSecret: placeholder, apiUrl: `${base}/forum`, authUrl: `${base}/forum` },
-    rss: { allowPrivateAddresses: true }
-  }
-}
-
 export const ExternalSourcesHttp = {
   /** The service from a plain options object; needs an HttpClient (FetchHttpClient.layer). */
   layer: (options: ExternalSourcesOptions): Layer.Layer<ExternalSources, never, HttpClient.HttpClient> =>
@@ -153,6 +132,5 @@ export const ExternalSourcesHttp = {
   layerConfig: (timeout?: Duration.Input) =>
     Layer.unwrap(Effect.gen(function*() {
       return Layer.effect(ExternalSources, make(yield* config(timeout)))
-    })),
-  sandboxOptions
+    }))
 }

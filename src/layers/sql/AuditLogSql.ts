@@ -11,10 +11,10 @@
 import { Effect, Layer } from "effect"
 import { type SqlError, SqlClient } from "effect/sql"
 import type { AuditLogPage, EventType } from "../../domain/AuditLog.ts"
-import { ServiceUnavailable } from "../../domain/Errors.ts"
-import { AUDIT_DENSE, AUDIT_LEVEL_SECONDS } from "../migrations/0004_audit.ts"
 import { AuditLog } from "../../services/AuditLog.ts"
 import { type ParsedAuditQuery, pageMax, parseAuditQuery, toWire } from "../../services/AuditQuery.ts"
+import { AUDIT_DENSE, AUDIT_LEVEL_SECONDS } from "./AuditBuckets.ts"
+import { sqlFailure } from "./SqlFailure.ts"
 
 const LEVEL_MS = AUDIT_LEVEL_SECONDS.map((s) => s * 1000)
 const TOP = 2
@@ -43,10 +43,9 @@ interface Row {
   readonly event_string: string
 }
 
-const unavailable = (error: SqlError.SqlError) =>
-  Effect.logWarning("audit log storage failed", error).pipe(
-    Effect.andThen(Effect.fail(ServiceUnavailable.of("The audit log is unavailable; try again later.")))
-  )
+// An entry describes data the database already accepted, and query parameters are checked against
+// fixed lists first: a value refused here would be our bug, not the client's.
+const db = sqlFailure("The audit log")
 
 export const AuditLogSql = Layer.effect(
   AuditLog,
@@ -192,12 +191,12 @@ export const AuditLogSql = Layer.effect(
           VALUES (${entry.botId}, ${entry.serverId}, ${entry.actor.userId}, ${entry.actor.userName}, ${entry.actor.avatar},
             ${entry.module}, ${entry.itemIdentifier}, ${entry.eventType}, ${entry.eventString})`.pipe(
           Effect.asVoid,
-          Effect.catchTag("SqlError", unavailable),
+          db,
           Effect.withSpan("AuditLog.append")
         ),
       query: (scope, query) =>
         Effect.fromResult(parseAuditQuery(query)).pipe(
-          Effect.flatMap((q) => read(scope, q).pipe(Effect.catchTag("SqlError", unavailable))),
+          Effect.flatMap((q) => db(read(scope, q))),
           Effect.withSpan("AuditLog.query")
         )
     })

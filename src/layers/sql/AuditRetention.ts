@@ -5,6 +5,8 @@
  */
 import { Duration, Effect, Layer, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
+import type { SqlError } from "effect/sql"
+import { sqlFailure } from "./SqlFailure.ts"
 
 export interface RetentionOptions {
   /** Time between purges. Default 10 minutes. */
@@ -32,7 +34,7 @@ export const deleteExpiredBatch = (retentionDays: number, batchSize: number) =>
 export const purgeExpired = (retentionDays: number, options: RetentionOptions = {}) => {
   const batchSize = options.batchSize ?? 1000
   const pause = options.pause ?? Duration.millis(50)
-  const loop = (done: number): Effect.Effect<number, unknown, SqlClient.SqlClient> =>
+  const loop = (done: number): Effect.Effect<number, SqlError.SqlError, SqlClient.SqlClient> =>
     Effect.flatMap(deleteExpiredBatch(retentionDays, batchSize), (n) =>
       n < batchSize ? Effect.succeed(done + n) : Effect.sleep(pause).pipe(Effect.andThen(Effect.suspend(() => loop(done + n)))))
   return loop(0)
@@ -47,8 +49,11 @@ export const AuditRetention = (
     ? Layer.empty
     : Layer.effectDiscard(
       purgeExpired(retentionDays, options).pipe(
+        // The one policy: an outage is logged by it and only waited out here; a bug is a defect.
+        sqlFailure("The audit log"),
         Effect.tap((n) => n > 0 ? Effect.logInfo("expired audit entries deleted", { count: n }) : Effect.void),
-        Effect.catchCause((cause) => Effect.logWarning("audit retention purge failed; retrying later", cause)),
+        Effect.catchTag("ServiceUnavailable", () => Effect.void),
+        Effect.catchCause((cause) => Effect.logError("audit retention purge failed; retrying later", cause)),
         Effect.repeat(Schedule.spaced(options.every ?? Duration.minutes(10))),
         Effect.interruptible,
         Effect.forkScoped

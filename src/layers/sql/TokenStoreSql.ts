@@ -2,20 +2,18 @@
  * TokenStore on PostgreSQL / PGlite (tables of migration 0001). Every decision that must be atomic
  * (one use of a state or temporary token, one rotation of a refresh token) is a single
  * `UPDATE … WHERE used_at IS NULL … RETURNING`: of concurrent callers exactly one gets the row.
+ * Storage only: what a reused refresh token means is decided by `TokenStore.fromStorage`.
  */
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import type { SqlError } from "effect/sql"
-import { ServiceUnavailable } from "../../domain/Errors.ts"
 import type { UserId } from "../../domain/Ids.ts"
 import { now, sha256Hex, TokenStore } from "../../services/TokenStore.ts"
 import type { NewToken, PlatformTokensEnc, RevokedFamily, TokenKind } from "../../services/TokenStore.ts"
+import { sqlFailure } from "./SqlFailure.ts"
 
-const unavailable = <A, R>(self: Effect.Effect<A, SqlError.SqlError, R>): Effect.Effect<A, ServiceUnavailable, R> =>
-  self.pipe(
-    Effect.tapError((e) => Effect.logError("token storage failed", { reason: e.reason._tag })),
-    Effect.mapError(() => ServiceUnavailable.of("Token storage is unreachable; retry later.", 5))
-  )
+// The one database-error policy (SqlFailure.ts). Statements carry hashes, ids and values the gateway
+// made, except the client's `state` and `code_challenge` of a sign-in state, refused at the edge.
+const unavailable = sqlFailure("Token storage")
 
 interface FamilyRow {
   readonly id: string
@@ -29,7 +27,7 @@ const platformOf = (row: FamilyRow): PlatformTokensEnc | undefined =>
     ? { accessEnc: row.platform_access_enc, refreshEnc: row.platform_refresh_enc, expiresAt: row.platform_expires_at }
     : undefined
 
-export const layerSql = Layer.effect(
+export const TokenStoreSql = Layer.effect(
   TokenStore,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -52,7 +50,7 @@ export const layerSql = Layer.effect(
         return { familyId: row.id, platform: platformOf(row) } satisfies RevokedFamily
       }).pipe(sql.withTransaction)
 
-    return TokenStore.of({
+    return TokenStore.fromStorage({
       resolveAccess: (token) =>
         Effect.gen(function*() {
           const at = yield* now
@@ -177,8 +175,7 @@ export const layerSql = Layer.effect(
           const used = yield* sql<{ family_id: string }>`
             SELECT family_id FROM tokens WHERE token_sha256 = ${hash} AND kind = 'refresh' AND used_at IS NOT NULL`
           if (used[0] === undefined) return { _tag: "Invalid" as const }
-          const revoked = yield* revokeFamilyTx(used[0].family_id, at)
-          return { _tag: "Reused" as const, familyId: used[0].family_id, revoked }
+          return { _tag: "AlreadyRotated" as const, familyId: used[0].family_id }
         }).pipe(unavailable),
 
       checkAccess: (token) =>

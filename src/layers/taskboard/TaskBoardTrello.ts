@@ -2,26 +2,25 @@
  * The live TaskBoard: Trello REST, `GET /1/organizations/{teamId}/boards?filter=open&fields=name`.
  * The key and token go in Trello's documented `Authorization: OAuth oauth_consumer_key=..., oauth_token=...`
  * header, not the query, so they never sit in a URL (headers named authorization are redacted in
- * traces). Pairings are looked up through a function (the lead's SQL table with encrypted
- * credentials). A pairing Trello no longer accepts (401, or the team is gone: 400/404) counts as
- * unpaired, logged as a warning, so the forms show board `-1` and the owner pairs again.
+ * traces). Pairings are looked up through a function: the registry's (`layerPairings`: the SQL
+ * table with encrypted credentials) or, in sandbox mode, the sandbox's one (src/sandbox/SandboxMode.ts).
+ * A pairing Trello no longer accepts (401, or the team is gone: 400/404) counts as unpaired, logged
+ * as a warning, so the forms show board `-1` and the owner pairs again.
  */
 import { Duration, Effect, Layer, Redacted, Schema } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
-import { S1_ID, S1_TASKBOARD_TEAM } from "../../sandbox/Seed.ts"
 import type { RequestTimeout, ServiceUnavailable } from "../../domain/Errors.ts"
 import type { Board } from "../../domain/Form.ts"
 import { TaskBoard } from "../../services/TaskBoard.ts"
+import type { Pairing } from "../../services/TaskboardPairings.ts"
+import { TaskboardPairings } from "../../services/TaskboardPairings.ts"
 import { DEFAULT_TIMEOUT, decode, get, sendRaw, unavailable, type Upstream } from "../sources/Upstream.ts"
 
-export interface TaskBoardPairing {
-  readonly teamId: string
-  readonly key: Redacted.Redacted<string>
-  readonly token: Redacted.Redacted<string>
-}
+/** A server's Trello team and the team's API key and token (the registry's `Pairing`). */
+export type TaskBoardPairing = Pairing
 
 export interface TaskBoardOptions {
-  /** Default `https://api.trello.com`; sandbox: `${publicUrl}/sandbox/taskboard`. */
+  /** Default `https://api.trello.com`. */
   readonly baseUrl?: string | undefined
   /** Default 10 s. */
   readonly timeout?: Duration.Input | undefined
@@ -70,19 +69,16 @@ const make = (options: TaskBoardOptions) =>
     return TaskBoard.of({ boards })
   })
 
-/** The sandbox's one pairing: server S1 with team "sandbox-team-1", placeholder credentials. */
-const sandboxPairings = (serverId: string): Effect.Effect<TaskBoardPairing | undefined> =>
-  Effect.succeed(
-    serverId === S1_ID
-      ? { teamId: S1_TASKBOARD_TEAM, key: Redacted.make("sandbox"), token: Redacted.make("sandbox") }
-      : undefined
-  )
-
 export const TaskBoardTrello = {
   /** Needs an HttpClient (FetchHttpClient.layer). */
   layer: (options: TaskBoardOptions): Layer.Layer<TaskBoard, never, HttpClient.HttpClient> =>
     Layer.effect(TaskBoard, make(options)),
-  sandboxPairings,
-  /** The sandbox twin's base URL for a gateway at `publicUrl`. */
-  sandboxBaseUrl: (publicUrl: string) => `${publicUrl.replace(/\/+$/, "")}/sandbox/taskboard`
+  /** Pairings from the registry (`TaskboardPairings`). Needs an HttpClient too. */
+  layerPairings: (
+    options: Omit<TaskBoardOptions, "pairings">
+  ): Layer.Layer<TaskBoard, never, HttpClient.HttpClient | TaskboardPairings> =>
+    Layer.effect(TaskBoard, Effect.gen(function*() {
+      const pairings = yield* TaskboardPairings
+      return yield* make({ ...options, pairings: pairings.get })
+    }))
 }

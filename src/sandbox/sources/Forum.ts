@@ -4,7 +4,7 @@
  * Unknown subreddit → 404, private → 403 `{"reason":"private"}`, names match case-insensitively.
  */
 import { Effect } from "effect"
-import type { SandboxRouteFn } from "../Sandbox.ts"
+import { sandboxRoute } from "../SandboxRoute.ts"
 import { bearer, formOrQuery, header, json, param } from "./Http.ts"
 import { FORUMS } from "./Seed.ts"
 
@@ -65,8 +65,8 @@ const flairs = Effect.gen(function*() {
   })))
 })
 
-export const ForumTwin = (route: SandboxRouteFn) => [
-  route("POST", "/sandbox/forum/api/v1/access_token", token),
-  route("GET", "/sandbox/forum/r/:name/about", about),
-  route("GET", "/sandbox/forum/r/:name/api/link_flair_v2", flairs)
+export const ForumTwin = [
+  sandboxRoute("POST", "/sandbox/forum/api/v1/access_token", token),
+  sandboxRoute("GET", "/sandbox/forum/r/:name/about", about),
+  sandboxRoute("GET", "/sandbox/forum/r/:name/api/link_flair_v2", flairs)
 ] as const

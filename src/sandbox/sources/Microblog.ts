@@ -4,7 +4,7 @@
  * an `errors` array, a malformed name or id a 400.
  */
 import { Effect } from "effect"
-import type { SandboxRouteFn } from "../Sandbox.ts"
+import { sandboxRoute } from "../SandboxRoute.ts"
 import { bearer, json, param } from "./Http.ts"
 import { MICROBLOG_USERS, type MicroblogUser } from "./Seed.ts"
 
@@ -47,7 +47,7 @@ const byId = Effect.gen(function*() {
   return answer(MICROBLOG_USERS.find((u) => u.id === id), "id", id)
 })
 
-export const MicroblogTwin = (route: SandboxRouteFn) => [
-  route("GET", "/sandbox/microblog/2/users/by/username/:username", byUsername),
-  route("GET", "/sandbox/microblog/2/users/:id", byId)
+export const MicroblogTwin = [
+  sandboxRoute("GET", "/sandbox/microblog/2/users/by/username/:username", byUsername),
+  sandboxRoute("GET", "/sandbox/microblog/2/users/:id", byId)
 ] as const

@@ -6,7 +6,7 @@
  * 100 unknown node.
  */
 import { Effect } from "effect"
-import type { SandboxRouteFn } from "../Sandbox.ts"
+import { sandboxRoute } from "../SandboxRoute.ts"
 import { bearer, json, param, query } from "./Http.ts"
 import { PHOTO_USERS, type PhotoUser } from "./Seed.ts"
 
@@ -51,4 +51,4 @@ const node = Effect.gen(function*() {
   return json(fieldsOf(user, fields.split(",")))
 })
 
-export const PhotoTwin = (route: SandboxRouteFn) => [route("GET", "/sandbox/photo/:nodeId", node)] as const
+export const PhotoTwin = [sandboxRoute("GET", "/sandbox/photo/:nodeId", node)] as const

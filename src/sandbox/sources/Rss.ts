@@ -4,7 +4,7 @@
  */
 import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
-import type { SandboxRouteFn } from "../Sandbox.ts"
+import { sandboxRoute } from "../SandboxRoute.ts"
 import { ATOM_TITLE, RSS_PATHS } from "./Seed.ts"
 
 const RSS = `<?xml version="1.0" encoding="UTF-8"?>
@@ -52,8 +52,8 @@ const HTML = `<!DOCTYPE html>
 
 const serve = (body: string, contentType: string) => Effect.succeed(HttpServerResponse.text(body, { contentType }))
 
-export const RssTwin = (route: SandboxRouteFn) => [
-  route("GET", RSS_PATHS.rss, serve(RSS, "application/rss+xml; charset=utf-8")),
-  route("GET", RSS_PATHS.atom, serve(ATOM, "application/atom+xml; charset=utf-8")),
-  route("GET", RSS_PATHS.notAFeed, serve(HTML, "text/html; charset=utf-8"))
+export const RssTwin = [
+  sandboxRoute("GET", RSS_PATHS.rss, serve(RSS, "application/rss+xml; charset=utf-8")),
+  sandboxRoute("GET", RSS_PATHS.atom, serve(ATOM, "application/atom+xml; charset=utf-8")),
+  sandboxRoute("GET", RSS_PATHS.notAFeed, serve(HTML, "text/html; charset=utf-8"))
 ] as const

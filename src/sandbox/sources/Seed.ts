@@ -3,7 +3,7 @@
  * and photo users, forums with flairs, the feeds it serves, and the task-board team's boards. Ids
  * are fixed so tests and demos can name them; every value has the shape of the real API's.
  */
-import { S1_TASKBOARD_TEAM } from "../Seed.ts"
+import { S1_TASKBOARD_TEAM } from "../seed/Ids.ts"
 
 export interface StreamingUser { readonly id: string; readonly login: string; readonly displayName: string }
 export interface Game { readonly id: string; readonly name: string }

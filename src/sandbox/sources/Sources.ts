@@ -6,7 +6,7 @@
  */
 import { Layer } from "effect"
 import type { HttpRouter } from "effect/http"
-import { SandboxState, sandboxRoute } from "../Sandbox.ts"
+import { SandboxState } from "../SandboxRoute.ts"
 import { ForumTwin } from "./Forum.ts"
 import { MicroblogTwin } from "./Microblog.ts"
 import { PhotoTwin } from "./Photo.ts"
@@ -16,11 +16,11 @@ import { TaskBoardTwin } from "./TaskBoard.ts"
 import { VideoTwin } from "./Video.ts"
 
 export const SourcesRoutes: Layer.Layer<never, never, HttpRouter.HttpRouter> = Layer.mergeAll(
-  ...StreamingTwin(sandboxRoute),
-  ...VideoTwin(sandboxRoute),
-  ...MicroblogTwin(sandboxRoute),
-  ...PhotoTwin(sandboxRoute),
-  ...ForumTwin(sandboxRoute),
-  ...RssTwin(sandboxRoute),
-  ...TaskBoardTwin(sandboxRoute)
+  ...StreamingTwin,
+  ...VideoTwin,
+  ...MicroblogTwin,
+  ...PhotoTwin,
+  ...ForumTwin,
+  ...RssTwin,
+  ...TaskBoardTwin
 ).pipe(Layer.provide(SandboxState.layer))

@@ -4,7 +4,7 @@
  * (any non-empty value here), answers 401 without them and 400 for malformed ids.
  */
 import { Effect } from "effect"
-import type { SandboxRouteFn } from "../Sandbox.ts"
+import { sandboxRoute } from "../SandboxRoute.ts"
 import { bearer, formOrQuery, header, json, query } from "./Http.ts"
 import { GAMES, STREAMING_USERS } from "./Seed.ts"
 
@@ -65,8 +65,8 @@ const games = Effect.gen(function*() {
   return json({ data })
 })
 
-export const StreamingTwin = (route: SandboxRouteFn) => [
-  route("POST", "/sandbox/streaming/oauth2/token", token),
-  route("GET", "/sandbox/streaming/helix/users", users),
-  route("GET", "/sandbox/streaming/helix/games", games)
+export const StreamingTwin = [
+  sandboxRoute("POST", "/sandbox/streaming/oauth2/token", token),
+  sandboxRoute("GET", "/sandbox/streaming/helix/users", users),
+  sandboxRoute("GET", "/sandbox/streaming/helix/games", games)
 ] as const

@@ -6,7 +6,7 @@
  */
 import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
-import type { SandboxRouteFn } from "../Sandbox.ts"
+import { sandboxRoute } from "../SandboxRoute.ts"
 import { header, json, param, query } from "./Http.ts"
 import { TASKBOARD_BOARDS, TASKBOARD_TEAM } from "./Seed.ts"
 
@@ -29,6 +29,6 @@ const boards = Effect.gen(function*() {
   ))
 })
 
-export const TaskBoardTwin = (route: SandboxRouteFn) => [
-  route("GET", "/sandbox/taskboard/1/organizations/:teamId/boards", boards)
+export const TaskBoardTwin = [
+  sandboxRoute("GET", "/sandbox/taskboard/1/organizations/:teamId/boards", boards)
 ] as const

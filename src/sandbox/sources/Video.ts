@@ -4,7 +4,7 @@
  * `X-goog-api-key`) is required; like YouTube, a list with no match has no `items`.
  */
 import { Effect } from "effect"
-import type { SandboxRouteFn } from "../Sandbox.ts"
+import { sandboxRoute } from "../SandboxRoute.ts"
 import { header, json, query } from "./Http.ts"
 import { VIDEO_CHANNELS, type VideoChannel } from "./Seed.ts"
 
@@ -77,7 +77,7 @@ const search = Effect.gen(function*() {
   )
 })
 
-export const VideoTwin = (route: SandboxRouteFn) => [
-  route("GET", "/sandbox/video/youtube/v3/channels", channels),
-  route("GET", "/sandbox/video/youtube/v3/search", search)
+export const VideoTwin = [
+  sandboxRoute("GET", "/sandbox/video/youtube/v3/channels", channels),
+  sandboxRoute("GET", "/sandbox/video/youtube/v3/search", search)
 ] as const

@@ -1,0 +1,78 @@
+/**
+ * The Discord client's short per-instance caches: one `Cache` per read, keyed by token hash and
+ * argument, so identical concurrent reads make one upstream call (coalescing) and answers are kept
+ * for a TTL. Failures are never kept.
+ */
+import { Cache, Duration, Equal, Exit, Hash, Redacted } from "effect"
+import type { Effect } from "effect"
+import type { PlatformError } from "../../services/ChatPlatform.ts"
+import { tokenHash } from "./DiscordRateLimits.ts"
+
+export interface DiscordCacheOptions {
+  /** Cache lifetimes; 0 only coalesces concurrent identical reads. */
+  readonly cacheTtl?: {
+    /** GET /users/@me/guilds (user and bot). Default 30 s. */
+    readonly guildList?: Duration.Input | undefined
+    /** GET /guilds/{id}, /channels, /roles. Default 60 s. */
+    readonly guild?: Duration.Input | undefined
+    /** GET /channels/{id}/webhooks (invalidated by createWebhook). Default 30 s. */
+    readonly webhooks?: Duration.Input | undefined
+    /** GET /users/@me and GET /webhooks/{id}/{token}. Default 0. */
+    readonly user?: Duration.Input | undefined
+    /** GET /users/@me alone (user and bot), when it should differ from `user`. Default: `user`. */
+    readonly me?: Duration.Input | undefined
+  } | undefined
+  /** Entries per cache. Default 10,000. */
+  readonly cacheCapacity?: number | undefined
+}
+
+/** The lifetimes with their defaults. */
+export const cacheTtls = (options: DiscordCacheOptions) => ({
+  guildList: options.cacheTtl?.guildList ?? "30 seconds",
+  guild: options.cacheTtl?.guild ?? "60 seconds",
+  webhooks: options.cacheTtl?.webhooks ?? "30 seconds",
+  user: options.cacheTtl?.user ?? 0,
+  me: options.cacheTtl?.me ?? options.cacheTtl?.user ?? 0
+})
+
+/** A cache key: equal by `id` (token hash + route), carrying the token for the lookup only. */
+export class Key {
+  constructor(
+    readonly id: string,
+    readonly token: Redacted.Redacted<string>,
+    readonly arg: string
+  ) {}
+  [Equal.symbol](that: unknown): boolean {
+    return that instanceof Key && that.id === this.id
+  }
+  [Hash.symbol](): number {
+    return Hash.string(this.id)
+  }
+}
+
+const ttlFor = (input: Duration.Input) => (exit: Exit.Exit<unknown, unknown>) =>
+  Exit.isSuccess(exit) ? input : Duration.zero
+
+/** A cache of `capacity` entries whose successes live `timeToLive`. */
+export const cached = <A>(
+  capacity: number,
+  timeToLive: Duration.Input,
+  lookup: (key: Key) => Effect.Effect<A, PlatformError>
+) => Cache.makeWith(lookup, { capacity, timeToLive: ttlFor(timeToLive) })
+
+/** Makes the keys of one client instance. */
+export const makeKeys = () => {
+  // Tokens arrive as the same Redacted objects request after request (bot registry, decrypted
+  // platform tokens): hash each once.
+  const hashes = new WeakMap<Redacted.Redacted<string>, string>()
+  const hashOf = (token: Redacted.Redacted<string>) => {
+    let hash = hashes.get(token)
+    if (hash === undefined) {
+      hash = tokenHash(Redacted.value(token))
+      hashes.set(token, hash)
+    }
+    return hash
+  }
+  return (kind: "Bot" | "Bearer", what: string, token: Redacted.Redacted<string>, arg = "") =>
+    new Key(`${kind}:${hashOf(token)}:${what}:${arg}`, token, arg)
+}

@@ -1,0 +1,137 @@
+/**
+ * Sandbox mode, wired in one module, and the one place the gateway chooses between it and the real
+ * upstreams (`config.sandbox`: SANDBOX=true, or no DISCORD_CLIENT_ID). In sandbox mode the live
+ * clients (chat platform, external sources, task board) are pointed at the sandbox served under
+ * PUBLIC_URL with its seeded credentials, the sandbox's routes are mounted and its bots registered at
+ * start. The live adapters (src/layers) know nothing of the sandbox: only their options differ.
+ * Used by src/layers/App.ts, src/cli.ts and test/utils/TestApp.ts.
+ */
+import { Effect, Layer, Redacted } from "effect"
+import type { Duration } from "effect"
+import type { HttpRouter } from "effect/http"
+import type { AppConfigShape } from "../layers/config/AppConfig.ts"
+import type { DiscordChatPlatformOptions } from "../layers/discord/ChatPlatformDiscord.ts"
+import type { ExternalSourcesOptions } from "../layers/sources/ExternalSourcesHttp.ts"
+import { ExternalSourcesHttp } from "../layers/sources/ExternalSourcesHttp.ts"
+import { DEFAULT_TIMEOUT } from "../layers/sources/Upstream.ts"
+import type { TaskBoardOptions, TaskBoardPairing } from "../layers/taskboard/TaskBoardTrello.ts"
+import { TaskBoardTrello } from "../layers/taskboard/TaskBoardTrello.ts"
+import { Bots } from "../services/Bots.ts"
+import { SandboxCallbackRoute } from "./Callback.ts"
+import { SANDBOX_DISCORD_API, SANDBOX_DISCORD_AUTHORIZE } from "./DiscordSandbox.ts"
+import { SandboxRoutes } from "./Sandbox.ts"
+import { BOT1_ID, BOT2_ID, S1_ID, S1_TASKBOARD_TEAM, SEED } from "./Seed.ts"
+
+/** Where the chat platform is and the gateway's OAuth client there (timeouts and caches are the caller's). */
+export type PlatformClient = Pick<DiscordChatPlatformOptions, "baseUrl" | "authorizeUrl" | "clientId" | "clientSecret">
+
+const originOf = (publicUrl: string) => publicUrl.replace(/\/+$/, "")
+
+/** The platform's URLs when the gateway serves its own sandbox at `publicUrl`. */
+const platformUrls = (publicUrl: string) => {
+  const base = originOf(publicUrl)
+  return {
+    baseUrl: `${base}${SANDBOX_DISCORD_API}`,
+    authorizeUrl: `${base}${SANDBOX_DISCORD_AUTHORIZE}`
+  } as const
+}
+
+/** The sandbox platform: its URLs and its seeded OAuth client. */
+const platform = (publicUrl: string): PlatformClient => ({
+  ...platformUrls(publicUrl),
+  clientId: SEED.oauth.clientId,
+  clientSecret: Redacted.make(SEED.oauth.clientSecret)
+})
+
+/** The sandbox's own Instagram account id (any id works with the twin). */
+export const SANDBOX_INSTAGRAM_USER_ID = "17841400000000001"
+
+/**
+ * Every source client pointed at its sandbox twin under `${publicUrl}/sandbox/<source>`, with the
+ * placeholder credential "sandbox"; RSS may fetch loopback and private addresses (the sandbox's feeds).
+ */
+const sourcesOptions = (publicUrl: string, timeout: Duration.Input = DEFAULT_TIMEOUT): ExternalSourcesOptions => {
+  const base = `${originOf(publicUrl)}/sandbox`
+  const placeholder = Redacted.make("sandbox")
+  return {
+    timeout,
+    streaming: { clientId: "sandbox", clientSecret: placeholder, apiUrl: `${base}/streaming`, authUrl: `${base}/streaming` },
+    video: { apiKey: placeholder, baseUrl: `${base}/video/youtube/v3` },
+    microblog: { bearerToken: placeholder, baseUrl: `${base}/microblog` },
+    photo: { accessToken: placeholder, userId: SANDBOX_INSTAGRAM_USER_ID, baseUrl: `${base}/photo` },
+    forum: { clientId: "sandbox", clientSecret: placeholder, apiUrl: `${base}/forum`, authUrl: `${base}/forum` },
+    rss: { allowPrivateAddresses: true }
+  }
+}
+
+/** The sandbox's one pairing: server S1 with team "sandbox-team-1", placeholder credentials. */
+const pairings = (serverId: string): Effect.Effect<TaskBoardPairing | undefined> =>
+  Effect.succeed(
+    serverId === S1_ID
+      ? { teamId: S1_TASKBOARD_TEAM, key: Redacted.make("sandbox"), token: Redacted.make("sandbox") }
+      : undefined
+  )
+
+/** The task-board client pointed at the sandbox's Trello twin, with the sandbox's pairing. */
+const taskBoardOptions = (publicUrl: string, timeout?: Duration.Input): TaskBoardOptions => ({
+  baseUrl: `${originOf(publicUrl)}/sandbox/taskboard`,
+  pairings,
+  timeout
+})
+
+/** The sandbox's bots, registered at start so a newcomer can use every route at once. */
+const bots = Layer.effectDiscard(Effect.gen(function*() {
+  const registry = yield* Bots
+  for (const b of SEED.bots) {
+    yield* registry.upsert({ id: b.id, name: b.name, icon: b.avatar, token: Redacted.make(b.token) })
+  }
+  yield* Effect.logInfo("sandbox bots registered", { bots: [BOT1_ID, BOT2_ID] })
+}))
+
+/** Every `/sandbox` route, and the landing page of browser sign-ins. */
+const routes: Layer.Layer<never, never, HttpRouter.HttpRouter> = Layer.merge(SandboxRoutes, SandboxCallbackRoute)
+
+/** What sandbox mode and platform mode differ in. */
+export interface Mode {
+  readonly platform: PlatformClient
+  /** Needs an HttpClient; platform mode reads the sources' credentials from the environment. */
+  readonly sources: ReturnType<typeof ExternalSourcesHttp.layerConfig>
+  /** Needs an HttpClient; platform mode reads pairings from the registry. */
+  readonly taskBoard: ReturnType<typeof TaskBoardTrello.layerPairings>
+  /** Mounted next to the API. */
+  readonly routes: Layer.Layer<never, never, HttpRouter.HttpRouter>
+  /** Run once at start. */
+  readonly startup: typeof bots | Layer.Layer<never>
+}
+
+type UpstreamConfig = Pick<AppConfigShape, "publicUrl" | "upstreamTimeoutMs">
+
+/** Sandbox mode for a gateway at `config.publicUrl` (the layers need only an HttpClient, and Bots at start). */
+const sandbox = (config: UpstreamConfig) => ({
+  platform: platform(config.publicUrl),
+  sources: ExternalSourcesHttp.layer(sourcesOptions(config.publicUrl, config.upstreamTimeoutMs)),
+  taskBoard: TaskBoardTrello.layer(taskBoardOptions(config.publicUrl, config.upstreamTimeoutMs)),
+  routes,
+  startup: bots
+}) satisfies Mode
+
+/** Platform mode: the configured Discord application, sources from the environment, paired task boards. */
+const live = (config: AppConfigShape): Mode => ({
+  platform: { baseUrl: config.discordApiUrl, clientId: config.discordClientId!, clientSecret: config.discordClientSecret! },
+  sources: ExternalSourcesHttp.layerConfig(config.upstreamTimeoutMs),
+  taskBoard: TaskBoardTrello.layerPairings({ timeout: config.upstreamTimeoutMs }),
+  routes: Layer.empty,
+  startup: Layer.empty
+})
+
+export const SandboxMode = {
+  /** The mode the configuration asks for: the one sandbox-or-platform choice. */
+  of: (config: AppConfigShape): Mode => config.sandbox ? sandbox(config) : live(config),
+  /** Sandbox mode itself, whatever the configuration says (tests that always mount the sandbox). */
+  sandbox,
+  platformUrls,
+  platform,
+  sourcesOptions,
+  taskBoardOptions,
+  pairings
+} as const

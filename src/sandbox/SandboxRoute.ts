@@ -1,0 +1,148 @@
+/**
+ * How every `/sandbox` route is registered: `sandboxRoute` counts calls per route name and answers
+ * injected faults before the handler; `SandboxState` holds those faults and counts for one build.
+ * Its own module so the Discord fakes and the source twins import it without importing Sandbox.ts,
+ * which mounts them all (no import cycle).
+ */
+import { Context, Effect, Layer } from "effect"
+import { HttpRouter, HttpServerResponse } from "effect/http"
+
+export type FaultKind = "429" | "500" | "hang" | "401"
+
+export interface Fault {
+  /** Route name (`"GET /users/@me/guilds"`) or `"*"`. */
+  readonly route: string
+  readonly kind: FaultKind
+  /** Seconds, for 429. */
+  readonly retryAfter: number
+  readonly global: boolean
+}
+
+export interface SandboxStats {
+  readonly calls: Readonly<Record<string, number>>
+  readonly status429: number
+  /** Answers with 401, 403 or 429 (Discord bans clients past 10,000 of them in 10 minutes). */
+  readonly invalid: number
+}
+
+/** Faults and call counts shared by every sandbox route of one build. */
+export class SandboxState extends Context.Service<SandboxState, {
+  readonly addFault: (fault: Fault, count: number) => Effect.Effect<void>
+  readonly clearFaults: Effect.Effect<void>
+  /** Takes (consumes) the first pending fault matching the route name. */
+  readonly takeFault: (routeName: string) => Effect.Effect<Fault | undefined>
+  readonly recordCall: (routeName: string) => Effect.Effect<void>
+  readonly recordStatus: (status: number) => Effect.Effect<void>
+  readonly stats: Effect.Effect<SandboxStats>
+  readonly resetStats: Effect.Effect<void>
+}>()("gateway/SandboxState") {
+  static readonly layer = Layer.effect(
+    SandboxState,
+    Effect.sync(() => {
+      const faults: Array<{ fault: Fault; remaining: number }> = []
+      let calls = new Map<string, number>()
+      let status429 = 0
+      let invalid = 0
+      return SandboxState.of({
+        addFault: (fault, count) => Effect.sync(() => void faults.push({ fault, remaining: count })),
+        clearFaults: Effect.sync(() => void faults.splice(0)),
+        takeFault: (routeName) =>
+          Effect.sync(() => {
+            const index = faults.findIndex((f) => f.fault.route === "*" || f.fault.route === routeName)
+            const entry = faults[index]
+            if (!entry) return undefined
+            entry.remaining -= 1
+            if (entry.remaining <= 0) faults.splice(index, 1)
+            return entry.fault
+          }),
+        recordCall: (routeName) => Effect.sync(() => void calls.set(routeName, (calls.get(routeName) ?? 0) + 1)),
+        recordStatus: (status) =>
+          Effect.sync(() => {
+            if (status === 429) status429 += 1
+            if (status === 401 || status === 403 || status === 429) invalid += 1
+          }),
+        stats: Effect.sync(() => ({ calls: Object.fromEntries(calls), status429, invalid })),
+        resetStats: Effect.sync(() => {
+          calls = new Map()
+          status429 = 0
+          invalid = 0
+        })
+      })
+    })
+  )
+}
+
+export type SandboxMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "*"
+
+/** `/sandbox/x/:id/:token` → `"GET /sandbox/x/{id}/{token}"`. */
+export const defaultRouteName = (method: SandboxMethod, path: string): string =>
+  `${method} ${path.replace(/:([A-Za-z0-9_]+)/g, "{$1}")}`
+
+const faultResponse = (fault: Fault): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  switch (fault.kind) {
+    case "hang":
+      return Effect.never
+    case "401":
+      return Effect.succeed(HttpServerResponse.jsonUnsafe({ message: "401: Unauthorized", code: 0 }, { status: 401 }))
+    case "500":
+      return Effect.succeed(
+        HttpServerResponse.jsonUnsafe({ message: "500: Internal Server Error", code: 0 }, { status: 500 })
+      )
+    case "429": {
+      const now = Date.now() / 1000
+      return Effect.succeed(HttpServerResponse.jsonUnsafe(
+        { message: "You are being rate limited.", retry_after: fault.retryAfter, global: fault.global, code: 0 },
+        {
+          status: 429,
+          headers: {
+            "retry-after": String(Math.ceil(fault.retryAfter)),
+            "x-ratelimit-limit": "1",
+            "x-ratelimit-remaining": "0",
+            "x-ratelimit-reset": (now + fault.retryAfter).toFixed(3),
+            "x-ratelimit-reset-after": fault.retryAfter.toFixed(3),
+            "x-ratelimit-bucket": "sandbox-fault",
+            "x-ratelimit-scope": fault.global ? "global" : "user",
+            ...(fault.global ? { "x-ratelimit-global": "true" } : {})
+          }
+        }
+      ))
+    }
+  }
+}
+
+/**
+ * Registers a sandbox route: counts the call under its name, answers a pending fault for it if any,
+ * else runs the handler. Use it for every `/sandbox` route (also the external-source fakes).
+ * The route name defaults to `"<METHOD> <path with {params}>"`; faults and stats use it.
+ *
+ * The layer needs `SandboxState`: `SandboxRoutes` (Sandbox.ts) provides it (the same
+ * `SandboxState.layer` reference everywhere, so one build shares one state).
+ */
+export const sandboxRoute = <E = never, R = never>(
+  method: SandboxMethod,
+  path: `/sandbox${string}`,
+  handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
+  options?: { readonly name?: string | undefined }
+): Layer.Layer<
+  never,
+  never,
+  | HttpRouter.HttpRouter
+  | SandboxState
+  | HttpRouter.Request.From<"Requires", Exclude<R, HttpRouter.Provided>>
+  | HttpRouter.Request.From<"Error", E>
+> => {
+  const name = options?.name ?? defaultRouteName(method, path)
+  return HttpRouter.use((router) =>
+    Effect.gen(function*() {
+      const state = yield* SandboxState
+      const wrapped = Effect.gen(function*() {
+        yield* state.recordCall(name)
+        const fault = yield* state.takeFault(name)
+        const response = fault ? yield* faultResponse(fault) : yield* handler
+        yield* state.recordStatus(response.status)
+        return response
+      })
+      yield* router.add(method, path, wrapped)
+    })
+  )
+}

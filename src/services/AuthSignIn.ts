@@ -1,0 +1,153 @@
+/**
+ * Sign-in through the chat platform (GET /auth/idp/login and /auth/idp/callback): the gateway is
+ * the platform's OAuth2 client (PKCE S256, scopes `identify guilds`; RFC 9700, RFC 6749 §4.1/§10,
+ * RFC 8252 §7.3). A sign-in state binds the browser (cookie) and the client's redirect_uri; the
+ * callback ends with a one-use temporary token that the client exchanges (AuthTokens.ts).
+ */
+import { Duration, Effect, Redacted } from "effect"
+import { randomUUID } from "node:crypto"
+import { BadRequest } from "../domain/Errors.ts"
+import type { Auth } from "./Auth.ts"
+import { verifierAad } from "./AuthFamily.ts"
+import type { Families } from "./AuthFamily.ts"
+import { AuthSettings } from "./AuthSettings.ts"
+import { ChatPlatform } from "./ChatPlatform.ts"
+import { Cipher } from "./Cipher.ts"
+import { s256 } from "./Pkce.ts"
+import { makeRedirectAllowlist } from "./RedirectAllowlist.ts"
+import { newSecret, newToken, now, sha256Hex, TokenStore } from "./TokenStore.ts"
+
+type Shape = Auth["Service"]
+
+export const makeSignIn = (families: Families) =>
+  Effect.gen(function*() {
+    const store = yield* TokenStore
+    const cipher = yield* Cipher
+    const platform = yield* ChatPlatform
+    const settings = yield* AuthSettings
+    const allowlist = makeRedirectAllowlist(settings.allowedRedirectUris)
+    if (allowlist.invalid.length > 0) {
+      yield* Effect.logWarning("ignored invalid ALLOWED_REDIRECT_URIS entries", { count: allowlist.invalid.length })
+    }
+    const secure = settings.publicUrl.startsWith("https://")
+    const cookieName = secure ? "__Host-bmg_signin" : "bmg_signin"
+    const callbackUrl = `${settings.publicUrl}/auth/idp/callback`
+
+    const login: Shape["login"] = (input) =>
+      Effect.gen(function*() {
+        const redirect = allowlist.match(input.redirectUri)
+        if (redirect === undefined) {
+          return yield* BadRequest.of(
+            input.redirectUri === undefined
+              ? "redirect_uri is required."
+              : "redirect_uri is not on the allowlist (loopback URIs match on any port).",
+            { path: "redirect_uri", in: "query" }
+          )
+        }
+        if ((input.codeChallenge === undefined) !== (input.codeChallengeMethod === undefined)) {
+          return yield* BadRequest.of("code_challenge and code_challenge_method=S256 go together.", {
+            path: input.codeChallenge === undefined ? "code_challenge" : "code_challenge_method",
+            in: "query"
+          })
+        }
+        const state = newSecret()
+        const cookie = newSecret()
+        const verifier = newSecret()
+        const at = yield* now
+        yield* store.createSignInState({
+          state,
+          cookie,
+          redirectUri: redirect.href,
+          clientState: input.state,
+          clientCodeChallenge: input.codeChallenge,
+          platformVerifierEnc: yield* cipher.encrypt(Redacted.make(verifier), verifierAad(sha256Hex(state))),
+          expiresAt: new Date(at.getTime() + settings.signInStateTtlSeconds * 1000)
+        })
+        return {
+          location: platform.authorizeUrl({ state, codeChallenge: s256(verifier), redirectUri: callbackUrl }),
+          cookie: {
+            name: cookieName,
+            value: cookie,
+            options: { httpOnly: true, sameSite: "lax", path: "/", secure, maxAge: Duration.seconds(settings.signInStateTtlSeconds) }
+          }
+        }
+      })
+
+    // After the state is consumed every failure goes back to the client as `error=server_error`.
+    const completeSignIn = (code: string, verifierEnc: string, stateHash: string) =>
+      Effect.gen(function*() {
+        const verifier = yield* cipher.decrypt(verifierEnc, verifierAad(stateHash))
+        const tokens = yield* platform.exchangeCode({
+          code,
+          codeVerifier: Redacted.value(verifier),
+          redirectUri: callbackUrl
+        })
+        const user = yield* platform.getCurrentUser(tokens.access_token)
+        const familyId = randomUUID()
+        const at = yield* now
+        const temporary = {
+          token: newToken("temporary"),
+          issuedAt: at,
+          expiresAt: new Date(at.getTime() + settings.temporaryTokenTtlSeconds * 1000)
+        }
+        return { familyId, user, tokens, temporary, at }
+      })
+
+    const callback: Shape["callback"] = (input) =>
+      Effect.gen(function*() {
+        if (input.state === undefined || input.state.length === 0 || input.state.length > 512) {
+          return yield* BadRequest.of("The sign-in state is missing.", { path: "state", in: "query" })
+        }
+        const result = yield* store.consumeSignInState(input.state, input.cookie)
+        if (result._tag === "Refused") {
+          const why = {
+            unknown: "is unknown",
+            used: "was already used",
+            expired: "has expired",
+            cookie: "does not belong to this browser (sign-in cookie missing or different)"
+          }[result.reason]
+          return yield* BadRequest.of(`The sign-in state ${why}; start the sign-in again.`)
+        }
+        const s = result.state
+        const target = new URL(s.redirectUri)
+        const finish = (params: Record<string, string>) => {
+          for (const [k, v] of Object.entries(params)) target.searchParams.set(k, v)
+          if (s.clientState !== undefined) target.searchParams.set("state", s.clientState)
+          return { location: target.href }
+        }
+        if (input.error !== undefined) {
+          return finish({ error: input.error === "access_denied" ? "access_denied" : "server_error" })
+        }
+        if (input.code === undefined || input.code.length === 0) return finish({ error: "server_error" })
+        const outcome = yield* completeSignIn(input.code, s.platformVerifierEnc, s.stateHash).pipe(
+          Effect.flatMap((done) =>
+            Effect.gen(function*() {
+              yield* store.createFamily({
+                familyId: done.familyId,
+                user: {
+                  id: done.user.id,
+                  username: done.user.username,
+                  discriminator: done.user.discriminator,
+                  globalName: done.user.global_name ?? null,
+                  avatar: done.user.avatar,
+                  locale: done.user.locale ?? "en-US"
+                },
+                platform: yield* families.encryptPlatform(done.familyId, done.tokens, done.at),
+                temporary: done.temporary,
+                codeChallenge: s.clientCodeChallenge
+              })
+              return done.temporary.token
+            })
+          ),
+          Effect.map((code) => ({ code })),
+          Effect.catchCause((cause) =>
+            Effect.logWarning("sign-in failed after the callback", { failure: cause.reasons.map((r) => r._tag) }).pipe(
+              Effect.as({ error: "server_error" })
+            )
+          )
+        )
+        return finish(outcome)
+      })
+
+    return { cookieName, login, callback }
+  })

@@ -1,0 +1,34 @@
+/**
+ * How the feed connectors report what is wrong with a request: a 400 at the field it concerns, and
+ * independent checks run together so that every 400 of a create is reported at once.
+ */
+import { Effect, Option, Result } from "effect"
+import type { Problem, UpstreamError } from "../domain/Errors.ts"
+import { BadRequest } from "../domain/Errors.ts"
+import type { Forbidden, NotFound } from "../domain/Errors.ts"
+
+export type FeedsError = BadRequest | Forbidden | NotFound | UpstreamError
+
+/** A 400 at `path` (`feed_identifier`, `webhook_url`, `webhook_options.filter_game[1]`…). */
+export const bad = (path: string, message: string) => BadRequest.of(message, { path })
+
+/** Runs independent checks and reports every 400 together; any other failure wins. */
+export const collect = <A, B, R1, R2>(
+  a: Effect.Effect<A, FeedsError, R1>,
+  b: (a: Option.Option<A>) => Effect.Effect<B, FeedsError, R2>
+): Effect.Effect<readonly [A, B], FeedsError, R1 | R2> =>
+  Effect.gen(function*() {
+    const ra = yield* Effect.result(a)
+    const rb = yield* Effect.result(b(Result.isSuccess(ra) ? Option.some(ra.success) : Option.none()))
+    const failures: Array<FeedsError> = [
+      ...(Result.isFailure(ra) ? [ra.failure] : []),
+      ...(Result.isFailure(rb) ? [rb.failure] : [])
+    ]
+    const other = failures.find((e) => e._tag !== "BadRequest")
+    if (other !== undefined) return yield* Effect.fail(other)
+    const problems: Array<Problem> = failures.flatMap((e) => e._tag === "BadRequest" ? e.problems : [])
+    if (problems.length > 0 || !Result.isSuccess(ra) || !Result.isSuccess(rb)) {
+      return yield* Effect.fail(BadRequest.many(problems))
+    }
+    return [ra.success, rb.success] as const
+  })
