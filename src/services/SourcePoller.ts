@@ -29,6 +29,12 @@ export type PollState = typeof PollState.Type
 
 export const emptyPollState: PollState = { etag: null, lastModified: null, bodyHash: null, cursor: null }
 
+/**
+ * `NotModified`: nothing new to detect, but store its `state` all the same (a 304 may refresh the
+ * validators; video refreshes its channel record in the cursor). `Items` may be empty when only the
+ * cursor moved (streaming: a channel first seen offline, to time the grace). A first poll (no
+ * validators, no body hash, no cursor) is never NotModified, so its answer is always the baseline.
+ */
 export type PollResult =
   | { readonly _tag: "NotModified"; readonly state: PollState }
   | {
