@@ -1,0 +1,247 @@
+/**
+ * The job engine on pg-boss 12, in a schema of its own (default `pgboss`) that pg-boss creates and
+ * migrates at start. pg-boss runs every statement through our SqlClient (layers/jobs/PgBossDb.ts),
+ * on PostgreSQL and on the embedded PGlite alike: one code path, one pool to size, and a job sent
+ * inside `sql.withTransaction` commits or rolls back with it. On PGlite's single connection that
+ * pool is also what keeps pg-boss's statements out of the application's open transactions.
+ * What it costs: no LISTEN/NOTIFY (workers poll, `pollingInterval`) and no pg-boss-owned
+ * transactions (`transactional` workers); handlers open their own with `sql.withTransaction`.
+ */
+import { Context, Duration, Effect, Exit, Layer, Option, Result, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import { AssertionError } from "node:assert"
+import { PgBoss } from "pg-boss"
+import type { ConstructorOptions, Db, Job, JobResult } from "pg-boss"
+import {
+  JobEngine,
+  JobEngineError,
+  JobEngineInTransaction,
+  JobEngineUnavailable,
+  JobOptionsInvalid,
+  JobPayloadInvalid
+} from "../../services/JobEngine.ts"
+import type { JobInfo, JobQueue, WorkOptions } from "../../services/JobEngine.ts"
+import { makePgBossDb } from "./PgBossDb.ts"
+import {
+  defined,
+  failureOutput,
+  queueOptions,
+  scheduleOptions,
+  seconds,
+  sendOptions,
+  toJobStatus,
+  toQueueStats
+} from "./PgBossMapping.ts"
+
+export interface JobEnginePgBossOptions {
+  /** Schema of pg-boss's tables, its own (default "pgboss"). */
+  readonly schema?: string
+  /** Queues created (or updated) at start, so no call inside a transaction has to create one. */
+  readonly queues?: ReadonlyArray<JobQueue<unknown>>
+  /** How often an idle worker polls, unless work() says otherwise (default 2 s; at least 0.5 s). */
+  readonly pollingInterval?: Duration.Input
+  /** Default for queues: how long completed and failed jobs are kept (default 2 days). */
+  readonly deleteAfter?: Duration.Input
+  /** Default for queues: how long a job may wait, queued or between retries (default 14 days). */
+  readonly retention?: Duration.Input
+  /** How long closing waits for the jobs in hand before failing them, to be retried (default 30 s). */
+  readonly drainTimeout?: Duration.Input
+  /** Upkeep in this process: expiring lost claims, deleting old jobs (default true). */
+  readonly supervise?: boolean
+  /** Cron schedules sent from this process (default true). */
+  readonly schedule?: boolean
+  /** This process in pg-boss's instance registry, e.g. "worker". */
+  readonly instanceName?: string
+}
+
+const engineError = (reason: JobEngineError["reason"]) => new JobEngineError({ reason })
+const unavailable = (operation: string, message: string) => engineError(new JobEngineUnavailable({ operation, message }))
+
+/** A pg-boss call as an Effect: its assertions are refused options, anything else an outage. */
+const call = <A>(operation: string, f: () => Promise<A>): Effect.Effect<A, JobEngineError> =>
+  Effect.tryPromise({
+    try: f,
+    catch: (error) =>
+      error instanceof AssertionError
+        ? engineError(new JobOptionsInvalid({ message: error.message }))
+        : unavailable(operation, error instanceof Error ? error.message : String(error))
+  }).pipe(Effect.withSpan(`JobEngine.${operation}`))
+
+/** One job through its handler, to the disposition pg-boss settles it with. */
+const runJob = <A, E, R>(
+  queue: JobQueue<A>,
+  handler: (payload: A, job: JobInfo) => Effect.Effect<void, E, R>,
+  job: Job<unknown>
+): Effect.Effect<JobResult, never, R> =>
+  Effect.gen(function*() {
+    const decoded = yield* Effect.result(Schema.decodeUnknownEffect(queue.payload)(job.data))
+    if (Result.isFailure(decoded)) {
+      yield* Effect.logWarning(`job ${job.id} of ${queue.name}: its payload does not decode; failed for good`)
+      return { id: job.id, status: "deadletter", output: { error: "JobPayloadInvalid", message: decoded.failure.message } }
+    }
+    const exit = yield* Effect.exit(handler(decoded.success, { id: job.id, queue: queue.name, retryCount: job.retryCount }))
+    if (Exit.isSuccess(exit)) return { id: job.id, status: "completed" }
+    const output = failureOutput(exit.cause)
+    return { id: job.id, status: output.error === "JobNoRetry" ? "deadletter" : "failed", output }
+  }).pipe(
+    // A trace of its own per attempt, not a child of whatever span registered the worker.
+    Effect.withSpan("JobEngine.job", { root: true, attributes: { queue: queue.name, "job.id": job.id, "job.retry": job.retryCount } })
+  ) as Effect.Effect<JobResult, never, R>
+
+/** Builds the engine: starts pg-boss, declares `queues`; stops pg-boss gracefully when the scope closes. */
+export const makeJobEngine = (options: JobEnginePgBossOptions = {}) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // The engine's own statements run outside any transaction of ours, whoever built the layer.
+    const engineContext = Context.add(Context.omit(sql.transactionService)(yield* Effect.context<never>()), SqlClient.SqlClient, sql)
+    const schema = options.schema ?? "pgboss"
+    const pollingIntervalSeconds = seconds(options.pollingInterval ?? "2 seconds")
+    const drainTimeout = options.drainTimeout ?? "30 seconds"
+    const retention = { deleteAfter: options.deleteAfter ?? "2 days", retention: options.retention ?? "14 days" }
+
+    const boss = yield* Effect.try({
+      try: () =>
+        new PgBoss(defined<ConstructorOptions>({
+          db: makePgBossDb(engineContext, { traced: false }),
+          schema,
+          migrate: true,
+          supervise: options.supervise ?? true,
+          schedule: options.schedule ?? true,
+          instanceName: options.instanceName
+        })),
+      catch: (error) => engineError(new JobOptionsInvalid({ message: error instanceof Error ? error.message : String(error) }))
+    })
+    const runFork = Effect.runForkWith(engineContext)
+    boss.on("error", (error) => runFork(Effect.logError(`pg-boss: ${error.message}`)))
+    boss.on("warning", (warning) => runFork(Effect.logWarning(`pg-boss: ${warning.message}`)))
+
+    let running = false
+    yield* Effect.acquireRelease(
+      call("start", () => boss.start()).pipe(Effect.andThen(Effect.sync(() => (running = true)))),
+      () =>
+        Effect.sync(() => (running = false)).pipe(
+          Effect.andThen(call("stop", () => boss.stop({ graceful: true, timeout: Duration.toMillis(drainTimeout) }))),
+          Effect.catch((error) => Effect.logWarning(`pg-boss did not stop cleanly: ${error.reason.message}`))
+        )
+    )
+
+    /** pg-boss's `db` bound to the caller: its statements join the caller's transaction, if any. */
+    const withCallerDb = <A>(f: (db: Db) => Promise<A>, operation: string) =>
+      Effect.flatMap(Effect.context<never>(), (context) =>
+        call(operation, () => f(makePgBossDb(Context.add(context, SqlClient.SqlClient, sql)))))
+
+    /** For calls that cannot join a transaction: on PGlite they would wait for the caller's own. */
+    const outsideTransaction = (operation: string, message: string) =>
+      Effect.flatMap(Effect.serviceOption(sql.transactionService), (tx) =>
+        Option.isSome(tx) ? Effect.fail(engineError(new JobEngineInTransaction({ operation, message }))) : Effect.void)
+
+    const declared = new Set<string>()
+    const declare = (queue: JobQueue<unknown>) =>
+      outsideTransaction("declare", `queue ${queue.name} is not declared, and cannot be inside a transaction`).pipe(
+        Effect.andThen(call("declare", async () => {
+          const { policy, options: update } = queueOptions(queue.options, retention)
+          await boss.createQueue(queue.name, policy === undefined ? update : { ...update, policy })
+          await boss.updateQueue(queue.name, update)
+        })),
+        // pg-boss has the queue cached now: calls that join a transaction never need to look it up.
+        Effect.andThen(Effect.sync(() => declared.add(queue.name)))
+      )
+    const ensure = (queue: JobQueue<unknown>) => declared.has(queue.name) ? Effect.void : declare(queue)
+
+    const encode = <A>(queue: JobQueue<A>, payload: A) =>
+      Schema.encodeEffect(queue.payload)(payload).pipe(
+        Effect.mapError((error) => engineError(new JobPayloadInvalid({ queue: queue.name, message: error.message })))
+      )
+
+    const work = <A, E, R>(
+      queue: JobQueue<A>,
+      handler: (payload: A, job: JobInfo) => Effect.Effect<void, E, R>,
+      o: WorkOptions = {}
+    ) =>
+      Effect.gen(function*() {
+        yield* ensure(queue)
+        const run = Effect.runPromiseWith(yield* Effect.context<R>())
+        // A job's signal aborts when its attempt expires or a stop gives up on it: the fiber is interrupted.
+        const callback = (jobs: Array<Job<unknown>>) =>
+          Promise.all(jobs.map((job) =>
+            run(runJob(queue, handler, job), { signal: job.signal }).catch((): JobResult => ({
+              id: job.id,
+              status: "failed",
+              output: { error: "Interrupted", message: "the attempt was interrupted" }
+            }))
+          ))
+        const id = yield* call("work", () =>
+          boss.work(queue.name, {
+            batchSize: o.batchSize ?? 1,
+            localConcurrency: o.localConcurrency ?? 1,
+            pollingIntervalSeconds: o.pollingInterval === undefined ? pollingIntervalSeconds : seconds(o.pollingInterval),
+            perJobResults: true
+          }, callback))
+        // Closing: stop claiming, and wait for the jobs in hand (SIGTERM drains).
+        yield* Effect.addFinalizer(() =>
+          call("offWork", () => boss.offWork(queue.name, { id, wait: true })).pipe(
+            Effect.timeoutOrElse({
+              duration: drainTimeout,
+              orElse: () => Effect.logWarning(`jobs of ${queue.name} still running after the drain timeout`)
+            }),
+            Effect.ignore
+          )
+        )
+      })
+
+    yield* Effect.forEach(options.queues ?? [], declare, { discard: true })
+
+    return JobEngine.of({
+      declare,
+      send: (queue, payload, o = {}) =>
+        Effect.gen(function*() {
+          yield* ensure(queue)
+          const data = yield* encode(queue, payload)
+          const id = yield* withCallerDb((db) => boss.send(queue.name, data, { ...sendOptions(o), db }), "send")
+          return Option.fromNullishOr(id)
+        }),
+      schedule: (queue, cron, payload, o = {}) =>
+        Effect.gen(function*() {
+          // A cron expression pg-boss cannot read is the caller's mistake, not an outage.
+          yield* Effect.try({
+            try: () => boss.previewSchedule(cron, o.tz === undefined ? { count: 1 } : { count: 1, tz: o.tz }),
+            catch: (error) => engineError(new JobOptionsInvalid({ message: `${cron}: ${error instanceof Error ? error.message : String(error)}` }))
+          })
+          yield* ensure(queue)
+          const data = yield* encode(queue, payload)
+          yield* withCallerDb((db) => boss.schedule(queue.name, cron, data, { ...scheduleOptions(o), db }), "schedule")
+        }),
+      unschedule: (queue, key) =>
+        Effect.andThen(ensure(queue), withCallerDb((db) => boss.unschedule(queue.name, key, { db }), "unschedule")),
+      work,
+      job: (queue, id) =>
+        Effect.andThen(ensure(queue), withCallerDb((db) => boss.findJobs(queue.name, { id, db }), "job")).pipe(
+          Effect.map((jobs) => Option.map(Option.fromNullishOr(jobs[0]), toJobStatus))
+        ),
+      cancel: (queue, id) =>
+        Effect.andThen(ensure(queue), withCallerDb((db) => boss.cancel(queue.name, id, { db }), "cancel")).pipe(Effect.asVoid),
+      queueStats: (queues) =>
+        outsideTransaction("queueStats", "queue statistics cannot be read inside a transaction").pipe(
+          Effect.andThen(call("queueStats", () => boss.getQueues(queues.map((q) => q.name)))),
+          Effect.map((rows) => rows.map(toQueueStats))
+        ),
+      health: Effect.suspend(() =>
+        running
+          ? outsideTransaction("health", "the health check cannot run inside a transaction").pipe(
+            Effect.andThen(call("health", () => boss.schemaVersion())),
+            Effect.flatMap((version) =>
+              version === null ? Effect.fail(unavailable("health", `pg-boss is not installed in ${schema}`)) : Effect.void
+            ),
+            Effect.timeoutOrElse({
+              duration: "2 seconds",
+              orElse: () => Effect.fail(unavailable("health", "the job engine did not answer within 2 s"))
+            })
+          )
+          : Effect.fail(unavailable("health", "the job engine is not running"))
+      )
+    })
+  })
+
+/** JobEngine on pg-boss over the SqlClient (PostgreSQL or the embedded PGlite). */
+export const JobEnginePgBoss = (options: JobEnginePgBossOptions = {}): Layer.Layer<JobEngine, JobEngineError, SqlClient.SqlClient> =>
+  Layer.effect(JobEngine, makeJobEngine(options))
