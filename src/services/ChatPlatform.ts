@@ -65,6 +65,17 @@ export interface PlatformWebhook {
   readonly token?: Redacted.Redacted<string>
 }
 
+/**
+ * What a webhook posts (POST /webhooks/{id}/{token}, Discord's ExecuteWebhook body): the fields the
+ * gateway sends; delivery's rendered message (services/delivery/Render.ts) is one.
+ */
+export interface PlatformWebhookBody {
+  readonly content?: string
+  readonly username?: string
+  readonly avatar_url?: string
+  readonly allowed_mentions?: { readonly parse: ReadonlyArray<string> }
+}
+
 /** The OAuth2 token answer of the platform. */
 export interface PlatformTokens {
   readonly access_token: Redacted.Redacted<string>
@@ -145,6 +156,20 @@ export class ChatPlatform extends Context.Service<ChatPlatform, {
     webhookId: string,
     webhookToken: Redacted.Redacted<string>
   ) => Effect.Effect<PlatformWebhook, PlatformError>
+  /**
+   * POST /webhooks/{id}/{token}[?wait=true]: posts a message (needs no authorization). With `wait`
+   * (the default) the platform answers once the message exists: its id; without, null. Refusals
+   * carry Discord's code: 404 Unknown Webhook (10015) when it was deleted, 401 Invalid Webhook
+   * Token (50027) when the token is wrong, 403 when it may not post there. Never retried here (a
+   * retry could post twice): a 5xx is a 503, no answer a 408, for the caller to decide; a 429 is
+   * waited out by the client's rate limits (nothing was posted).
+   */
+  readonly executeWebhook: (
+    webhookId: string,
+    webhookToken: Redacted.Redacted<string>,
+    body: PlatformWebhookBody,
+    options?: { readonly wait?: boolean }
+  ) => Effect.Effect<string | null, PlatformError>
 }>()("gateway/ChatPlatform") {}
 
 /**

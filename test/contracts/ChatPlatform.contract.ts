@@ -210,5 +210,21 @@ export const chatPlatformContract = <R, E>(
         assert.deepStrictEqual(yield* refusal(platform.getWebhookWithToken(g.webhook.id, Redacted.make("wrong-token"))), [404, 10015])
         assert.deepStrictEqual(yield* refusal(platform.getWebhookWithToken("349999999999999999", Redacted.make(g.webhook.token))), [404, 10015])
       }))
+
+    it.effect("executing a webhook: with wait its message id, without null; a wrong token 401 50027, an unknown id 404 10015; an empty message 400", () =>
+      Effect.gen(function*() {
+        const platform = yield* ChatPlatform
+        const g = fixture.guild
+        const token = Redacted.make(g.webhook.token)
+        const body = { content: "Contract message <@1> @everyone", username: "Contract", allowed_mentions: { parse: [] } }
+        const id = yield* platform.executeWebhook(g.webhook.id, token, body, { wait: true })
+        assert.match(id ?? "", /^\d{17,20}$/)
+        const again = yield* platform.executeWebhook(g.webhook.id, token, body)
+        assert.notStrictEqual(again, id, "wait is the default; each post is its own message")
+        assert.isNull(yield* platform.executeWebhook(g.webhook.id, token, body, { wait: false }))
+        assert.deepStrictEqual(yield* refusal(platform.executeWebhook(g.webhook.id, Redacted.make("wrong-token"), body)), [401, 50027])
+        assert.deepStrictEqual(yield* refusal(platform.executeWebhook("349999999999999999", token, body)), [404, 10015])
+        assert.deepStrictEqual(yield* refusal(platform.executeWebhook(g.webhook.id, token, { content: "" })), [400, 50006])
+      }))
   })
 }

@@ -2,14 +2,21 @@
  * The chat platform in memory, over the sandbox's seed (users, bots, guilds, webhooks): the answers
  * and refusals the live client gives against the sandbox (statuses and Discord's JSON codes), with
  * no HTTP, no rate limits and no caches. `ChatPlatformMemoryState.approve` stands for the user
- * approving a sign-in on the platform's page; `webhooks` lets a test see or seed webhooks.
+ * approving a sign-in on the platform's page; `webhooks` lets a test see or seed webhooks, and
+ * `messages` the messages posted through them (oldest first).
  * Held to the same suite as the live client: test/contracts/ChatPlatform.contract.ts.
  */
 import { Context, Effect, Layer, Redacted } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import type { SeedBot, SeedGuild, SeedUser, SeedWebhook } from "../../src/sandbox/Seed.ts"
 import { SEED } from "../../src/sandbox/Seed.ts"
-import type { PlatformGuildSummary, PlatformTokens, PlatformUser, PlatformWebhook } from "../../src/services/ChatPlatform.ts"
+import type {
+  PlatformGuildSummary,
+  PlatformTokens,
+  PlatformUser,
+  PlatformWebhook,
+  PlatformWebhookBody
+} from "../../src/services/ChatPlatform.ts"
 import { ChatPlatform, Permission, PlatformRejected } from "../../src/services/ChatPlatform.ts"
 
 /** What the platform starts with: the sandbox's seed, or any data of the same shape. */
@@ -25,7 +32,16 @@ export class ChatPlatformMemoryState extends Context.Service<ChatPlatformMemoryS
   readonly approve: (authorizeUrl: string, userId: string) => Effect.Effect<{ readonly code: string; readonly state: string }>
   /** Every webhook by id (seeded, then created ones); mutable. */
   readonly webhooks: Map<string, SeedWebhook>
+  /** Every message posted through a webhook, oldest first (like the sandbox's inbox). */
+  readonly messages: Array<MemoryMessage>
 }>()("test/ChatPlatformMemoryState") {}
+
+export interface MemoryMessage {
+  readonly id: string
+  readonly webhookId: string
+  readonly channelId: string
+  readonly body: PlatformWebhookBody
+}
 
 export const MEMORY_AUTHORIZE_URL = "https://chat-platform.memory/oauth2/authorize"
 const TOKEN_TTL_SECONDS = 7 * 24 * 3600
@@ -70,7 +86,9 @@ export const makeChatPlatformMemory = (seed: ChatPlatformSeed) =>
     const codes = new Map<string, { userId: string; redirectUri: string; challenge: string; scope: string }>()
     const accessTokens = new Map<string, Grant>()
     const refreshTokens = new Map<string, Grant>()
+    const messages: Array<MemoryMessage> = []
     let sequence = 0n
+    let messageSequence = 0n
 
     const issue = (userId: string, scope: string, grant: string): PlatformTokens => {
       const access = random(32)
@@ -139,7 +157,8 @@ export const makeChatPlatformMemory = (seed: ChatPlatformSeed) =>
           })
           return { code, state: url.searchParams.get("state") ?? "" }
         }),
-      webhooks
+      webhooks,
+      messages
     })
 
     const platform = ChatPlatform.of({
@@ -240,6 +259,17 @@ export const makeChatPlatformMemory = (seed: ChatPlatformSeed) =>
           return webhook === undefined || webhook.token !== Redacted.value(webhookToken)
             ? unknownWebhook()
             : Effect.succeed(toWebhook(webhook))
+        }),
+      executeWebhook: (webhookId, webhookToken, body, options) =>
+        Effect.suspend(() => {
+          const webhook = webhooks.get(webhookId)
+          if (webhook === undefined) return unknownWebhook()
+          if (webhook.token !== Redacted.value(webhookToken)) return refuse(401, "Invalid Webhook Token", 50027)
+          if ((body.content ?? "") === "") return refuse(400, "Cannot send an empty message", 50006)
+          messageSequence += 1n
+          const id = `35${messageSequence.toString().padStart(16, "0")}`
+          messages.push({ id, webhookId, channelId: webhook.channelId, body })
+          return Effect.succeed(options?.wait === false ? null : id)
         })
     })
     return { platform, state }

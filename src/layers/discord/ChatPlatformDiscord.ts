@@ -2,7 +2,8 @@
  * The live chat platform: Discord API v10 over Effect's `HttpClient`. This subtree holds the whole
  * client, as tim-smart/dfx does: the REST pipeline (DiscordRest.ts) sends every call under Discord's
  * rate limits (DiscordRateLimits.ts); reads go through short per-instance caches that also coalesce
- * identical concurrent reads (DiscordCache.ts, DiscordReads.ts); sign-in is OAuth2 (DiscordOAuth.ts).
+ * identical concurrent reads (DiscordCache.ts, DiscordReads.ts); sign-in is OAuth2 (DiscordOAuth.ts);
+ * webhook posts go through the same pipeline (DiscordWebhooks.ts).
  * The client knows nothing of the sandbox: src/sandbox/SandboxMode.ts points it there.
  */
 import { NodeRedis } from "@effect/platform-node"
@@ -17,6 +18,7 @@ import { DiscordRateLimits } from "./DiscordRateLimits.ts"
 import { makeDiscordReads } from "./DiscordReads.ts"
 import type { DiscordRestOptions } from "./DiscordRest.ts"
 import { defaultUserAgent, makeDiscordRest } from "./DiscordRest.ts"
+import { makeDiscordWebhooks } from "./DiscordWebhooks.ts"
 
 /**
  * Where Discord is and who the gateway is there (DiscordRestOptions), how long a call may wait on
@@ -31,7 +33,7 @@ export interface DiscordChatPlatformOptions extends DiscordRestOptions, DiscordR
 const make = Effect.fnUntraced(function*(options: DiscordChatPlatformOptions) {
   const rest = yield* makeDiscordRest(options)
   const reads = yield* makeDiscordReads(options, rest)
-  return ChatPlatform.of({ ...makeDiscordOAuth(options, rest), ...reads })
+  return ChatPlatform.of({ ...makeDiscordOAuth(options, rest), ...reads, ...makeDiscordWebhooks(rest) })
 })
 
 /** The live layer. Needs an `HttpClient` and a `RateLimiterStore` (shared budget across instances). */

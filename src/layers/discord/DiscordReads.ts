@@ -16,7 +16,10 @@ const bearer = (token: Redacted.Redacted<string>): Auth => ({ _tag: "Bearer", to
 const get = (auth: Auth, route: string, path: string, major = "") =>
   ({ method: "GET", path, auth, target: { identity: identityOf(auth), route: `GET ${route}`, major } }) as const
 
-export type DiscordReads = Omit<ChatPlatform["Service"], "authorizeUrl" | "exchangeCode" | "refreshToken" | "revokeToken">
+export type DiscordReads = Omit<
+  ChatPlatform["Service"],
+  "authorizeUrl" | "exchangeCode" | "refreshToken" | "revokeToken" | "executeWebhook"
+>
 
 export const makeDiscordReads = Effect.fnUntraced(function*(options: DiscordCacheOptions, { request }: DiscordRest) {
   const capacity = options.cacheCapacity ?? 10_000

@@ -3,10 +3,14 @@ import { Effect, Layer } from "effect"
 import { Migrator } from "effect/sql"
 import initial from "./0001_initial.ts"
 import audit from "./0004_audit.ts"
+import delivery from "./0005_delivery.ts"
+import platformRefreshClaim from "./0006_platform_refresh_claim.ts"
 
 export const migrations = {
   "0001_initial": initial,
-  "0004_audit": audit
+  "0004_audit": audit,
+  "0005_delivery": delivery,
+  "0006_platform_refresh_claim": platformRefreshClaim
 }
 
 const run = Migrator.make({})

@@ -1,0 +1,67 @@
+/**
+ * Feed delivery on the job engine (delivery.md §6). `DeliveryLive` is the delivery core (the
+ * Delivery and DeliveryScheduling services over the SQL store); `DeliverySchedulingLive` the part
+ * an API-only process needs (send polls when feeds are created); `DeliveryWorkerLive` what a worker
+ * runs: the handlers of `feed-poll`, `feed-post` and `feed-tick` (services/DeliveryQueues.ts), the
+ * minute cron of `feed-tick`, and one repair pass at start (sources created while no worker ran
+ * get their first poll at once). Closing the layer's scope drains the jobs in hand (SIGTERM).
+ */
+import type { Duration } from "effect"
+import { Effect, Layer } from "effect"
+import { Delivery } from "../../services/Delivery.ts"
+import { DeliveryQueues, PollQueue, PostQueue, TickQueue } from "../../services/DeliveryQueues.ts"
+import { DeliveryScheduling } from "../../services/DeliveryScheduling.ts"
+import { JobEngine } from "../../services/JobEngine.ts"
+import { DeliveryStoreSql } from "../sql/DeliveryStoreSql.ts"
+
+export { DeliveryQueues } from "../../services/DeliveryQueues.ts"
+
+/** The store and scheduling: needs SqlClient, Cipher, JobEngine and DeliverySettings. */
+export const DeliverySchedulingLive = DeliveryScheduling.layer.pipe(Layer.provideMerge(DeliveryStoreSql))
+
+/**
+ * Delivery, DeliveryScheduling and DeliveryStore. Needs SqlClient, Cipher, JobEngine,
+ * DeliverySettings, SourcePoller, ChatPlatform and AuditLog.
+ */
+export const DeliveryLive = Delivery.layer.pipe(Layer.provideMerge(DeliverySchedulingLive))
+
+export interface DeliveryWorkerOptions {
+  /** Polls claimed per fetch and pollers in this process (default 10 × 2). */
+  readonly pollBatch?: number
+  readonly pollConcurrency?: number
+  /** Webhooks served at once by this process (default 4; each sends one message at a time). */
+  readonly postConcurrency?: number
+  /** How often an idle poller asks for jobs (default: the engine's). */
+  readonly pollingInterval?: Duration.Input
+  /** The repair pass's cron expression (default every minute). */
+  readonly tickCron?: string
+}
+
+const logFailure = (what: string) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.tapError(self, (error) => Effect.logWarning(`${what} failed; the job will be retried`, error))
+
+/** A worker's share of delivery. Needs Delivery and JobEngine; fails only if the engine does. */
+export const DeliveryWorker = (options: DeliveryWorkerOptions = {}) =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    const engine = yield* JobEngine
+    const delivery = yield* Delivery
+    yield* Effect.forEach(DeliveryQueues, engine.declare, { discard: true })
+    const polling = options.pollingInterval === undefined ? {} : { pollingInterval: options.pollingInterval }
+    yield* engine.work(
+      PollQueue,
+      ({ sourceId }) => delivery.pollSource(sourceId).pipe(logFailure(`poll of source ${sourceId}`)),
+      { batchSize: options.pollBatch ?? 10, localConcurrency: options.pollConcurrency ?? 2, ...polling }
+    )
+    yield* engine.work(
+      PostQueue,
+      ({ webhookId }) => delivery.postWebhook(webhookId).pipe(logFailure(`posting to webhook ${webhookId}`)),
+      { batchSize: 1, localConcurrency: options.postConcurrency ?? 4, ...polling }
+    )
+    yield* engine.work(TickQueue, () => delivery.repair.pipe(logFailure("the delivery repair pass")), polling)
+    yield* engine.schedule(TickQueue, options.tickCron ?? "* * * * *", {}, { key: "delivery" })
+    // Sources that got feeds while no worker ran are polled now, not at the next minute.
+    yield* engine.send(TickQueue, {})
+  }))
+
+/** What ROLE=worker and ROLE=all run. Needs Delivery and JobEngine (see DeliveryLive). */
+export const DeliveryWorkerLive = DeliveryWorker()

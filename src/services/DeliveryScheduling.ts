@@ -1,0 +1,105 @@
+/**
+ * When sources are polled (delivery.md §1, §6), for the feeds service (a feed created, deleted or
+ * re-enabled, a refresh) and for the worker (a poll's successor, the repair pass). Every poll is a
+ * job of `feed-poll` with an id derived from (source, time), sent at the source's slot; the time is
+ * kept as the source's `next_poll_at`, which the status route shows and the repair pass checks.
+ * Any role may send polls (the API too); only workers run them (layers/jobs/DeliveryJobs.ts).
+ */
+import { Clock, Context, Effect, Layer, Option } from "effect"
+import type { ServiceUnavailable } from "../domain/Errors.ts"
+import type { FeedModuleName } from "../domain/Platform.ts"
+import { DeliveryQueues, nextSlot, pollJobId, PollQueue, slotOffset } from "./DeliveryQueues.ts"
+import { DeliverySettings, pollIntervalOf } from "./DeliverySettings.ts"
+import type { DeliverySource } from "./DeliveryStore.ts"
+import { DeliveryStore } from "./DeliveryStore.ts"
+import type { JobEngineError } from "./JobEngine.ts"
+import { JobEngine } from "./JobEngine.ts"
+
+export type SchedulingError = ServiceUnavailable | JobEngineError
+
+/** A poll not run this long after its planned time is lost (its job failed for good, or was never sent). */
+export const OVERDUE_MS = 120_000
+
+export class DeliveryScheduling extends Context.Service<DeliveryScheduling, {
+  /**
+   * The source of a feed (module, stored feed_identifier) exists from now on: its id. Joins the
+   * caller's transaction (the feed's create).
+   */
+  readonly attach: (module: FeedModuleName, identifier: string) => Effect.Effect<string, ServiceUnavailable>
+  /**
+   * After the create committed: the source's first poll at once, unless a poll is planned (the
+   * source is polled for other feeds). The first poll of a new source is its baseline.
+   */
+  readonly start: (sourceId: string) => Effect.Effect<void, SchedulingError>
+  /** Polls the source now, whatever is planned (a refresh, a re-enabled feed). */
+  readonly pollNow: (sourceId: string) => Effect.Effect<void, SchedulingError>
+  /**
+   * A disabled feed is active again (its webhook checked by the caller) and its source's failures
+   * are forgotten; joins the caller's transaction. The source's id, to `pollNow` after the commit;
+   * None when the feed was not disabled.
+   */
+  readonly reenable: (feedId: string) => Effect.Effect<Option.Option<string>, ServiceUnavailable>
+  /**
+   * Sends the source's poll at `at` (default: its next slot) and records it as planned; joins the
+   * caller's transaction (the poll that sends its successor). The planned time.
+   */
+  readonly planNext: (source: Pick<DeliverySource, "id" | "module" | "identifier">, at?: Date) => Effect.Effect<Date, SchedulingError>
+  /** The source's next slot after `after` (epoch ms). */
+  readonly nextSlotOf: (source: Pick<DeliverySource, "module" | "identifier">, after: number) => Date
+}>()("gateway/DeliveryScheduling") {
+  /** Needs DeliveryStore, JobEngine and DeliverySettings; declares the delivery queues when built. */
+  static readonly layer = Layer.effect(DeliveryScheduling, Effect.gen(function*() {
+    const store = yield* DeliveryStore
+    const engine = yield* JobEngine
+    const settings = yield* DeliverySettings
+    // Declared now, outside any transaction, so sends inside one (the outbox) never have to.
+    yield* Effect.forEach(DeliveryQueues, engine.declare, { discard: true })
+
+    const nextSlotOf = (source: Pick<DeliverySource, "module" | "identifier">, after: number) => {
+      const interval = pollIntervalOf(settings, source.module)
+      return new Date(nextSlot(slotOffset(source.module, source.identifier, interval), interval, after))
+    }
+
+    const send = (sourceId: string, at: Date) =>
+      engine.send(PollQueue, { sourceId }, { id: pollJobId(sourceId, at.getTime()), startAfter: at }).pipe(
+        Effect.andThen(store.setNextPoll(sourceId, at)),
+        Effect.as(at)
+      )
+
+    const planNext = (source: Pick<DeliverySource, "id" | "module" | "identifier">, at?: Date) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => send(source.id, at ?? nextSlotOf(source, now))).pipe(
+        Effect.withSpan("DeliveryScheduling.planNext", { attributes: { source: source.id } })
+      )
+
+    const pollNow = (sourceId: string) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => send(sourceId, new Date(Math.floor(now / 1000) * 1000))).pipe(
+        Effect.asVoid,
+        Effect.withSpan("DeliveryScheduling.pollNow", { attributes: { source: sourceId } })
+      )
+
+    return DeliveryScheduling.of({
+      attach: (module, identifier) => Effect.map(store.upsertSource(module, identifier), (s) => s.id),
+      start: (sourceId) =>
+        Effect.gen(function*() {
+          const source = yield* store.source(sourceId)
+          if (Option.isNone(source)) return
+          const now = yield* Clock.currentTimeMillis
+          const planned = source.value.nextPollAt
+          if (planned !== null && planned.getTime() >= now - OVERDUE_MS) return
+          yield* pollNow(sourceId)
+        }),
+      pollNow,
+      reenable: (feedId) =>
+        Effect.gen(function*() {
+          const changed = yield* store.setFeedState([feedId], ["disabled"], "active", null)
+          if (changed.length === 0) return Option.none()
+          const source = yield* store.sourceOfFeed(feedId)
+          if (Option.isNone(source)) return Option.none()
+          yield* store.resetFailures(source.value.id)
+          return Option.some(source.value.id)
+        }),
+      planNext,
+      nextSlotOf
+    })
+  }))
+}

@@ -1,0 +1,415 @@
+/**
+ * The delivery engine end to end on a database (PGlite always, PostgreSQL with TEST_DATABASE_URL):
+ * a scripted source, the live Discord client against the sandbox (its inbox is what was posted).
+ * The first block drives `Delivery` by hand, one step at a time; the second runs workers on the job
+ * engine, one and then two (as two processes would), and waits for the inbox with deadlines.
+ */
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
+import { randomBytes } from "node:crypto"
+import { render } from "../../src/services/delivery/Render.ts"
+import { Delivery, UNKNOWN_OUTCOME } from "../../src/services/Delivery.ts"
+import { DeliveryScheduling } from "../../src/services/DeliveryScheduling.ts"
+import { DeliveryStore } from "../../src/services/DeliveryStore.ts"
+import { PollFailed } from "../../src/services/SourcePoller.ts"
+import { dbKinds } from "../utils/Db.ts"
+import {
+  auditOf,
+  deleteWebhook,
+  deliveriesOf,
+  dropSchemaAtEnd,
+  fault,
+  inbox,
+  insertFeed,
+  newWebhook,
+  platformLayer,
+  processLayer,
+  scriptedPoller,
+  TestDatabase,
+  waitUntil,
+  world
+} from "./DeliveryHarness.ts"
+import { rss } from "./Items.ts"
+
+const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000)
+/** An rss item of source `src`, published `age` minutes ago. */
+const item = (src: string, id: string, age: number, title = `Item ${id}`) =>
+  rss({
+    id,
+    title,
+    url: `https://news.test/${src}/${id}`,
+    publishedAt: minutesAgo(age),
+    eventAt: minutesAgo(age),
+    feedUrl: `https://news.test/${src}.xml`
+  })
+let sources = 0
+const newSource = () => `https://news.test/src-${sources++}-${randomBytes(3).toString("hex")}.xml`
+
+const bodyOf = (i: ReturnType<typeof item>, options = {}) => JSON.parse(JSON.stringify(render(i, options, { name: null })))
+
+for (const kind of dbKinds) {
+  const pgboss = `pgboss_${randomBytes(5).toString("hex")}`
+  const { layer: poller, layerAs, script } = scriptedPoller()
+  const base = dropSchemaAtEnd(pgboss).pipe(Layer.provideMerge(world(kind)))
+  const engine = processLayer({ pgbossSchema: pgboss, poller })
+
+  /** Baselines a new feed on a new source: its first poll stores what is served. */
+  const baselined = (initial: ReadonlyArray<ReturnType<typeof item>>, options = {}) =>
+    Effect.gen(function*() {
+      const webhook = yield* newWebhook
+      const identifier = newSource()
+      const feedId = yield* insertFeed({ identifier, webhook, options })
+      const sourceId = yield* DeliveryScheduling.use((s) => s.attach("rss", identifier))
+      script.serve(identifier, initial)
+      const first = yield* Delivery.use((d) => d.pollSource(sourceId))
+      assert.strictEqual(first._tag, "Baseline")
+      return { webhook, identifier, feedId, sourceId }
+    })
+
+  layer(Layer.provideMerge(engine, base), { excludeTestServices: true, timeout: "180 seconds" })(
+    `delivery, step by step, on ${kind}`,
+    (it) => {
+      it.effect("baseline posts nothing; a new item is posted once, rendered, and counted", () =>
+        Effect.gen(function*() {
+          const delivery = yield* Delivery
+          const old = [item("a", "a1", 30), item("a", "a2", 20)]
+          const { feedId, identifier, sourceId, webhook } = yield* baselined(old)
+          assert.deepStrictEqual(yield* delivery.postWebhook(webhook.id), { sent: 0, failed: 0, interrupted: 0, more: false })
+          assert.deepStrictEqual(yield* inbox(webhook.id), [])
+
+          const fresh = item("a", "a3", 1)
+          script.serve(identifier, [...old, fresh])
+          const polled = yield* delivery.pollSource(sourceId)
+          assert.strictEqual(polled._tag, "Delivered")
+          assert.deepInclude(polled, { queued: 1, skipped: 0 })
+          assert.strictEqual((yield* delivery.postWebhook(webhook.id)).sent, 1)
+          const messages = yield* inbox(webhook.id)
+          assert.strictEqual(messages.length, 1)
+          assert.deepStrictEqual(messages[0]!.body, bodyOf(fresh))
+          assert.deepStrictEqual((yield* deliveriesOf(feedId)).map((d) => [d.item_id, d.state, d.message_id]), [["a3", "sent", messages[0]!.id]])
+          // The same answer again is not modified; nothing more is posted.
+          assert.strictEqual((yield* delivery.pollSource(sourceId))._tag, "NotModified")
+          assert.strictEqual((yield* delivery.postWebhook(webhook.id)).sent, 0)
+          const status = Option.getOrThrow(yield* DeliveryStore.use((s) => s.status(feedId)))
+          assert.deepInclude(status, { state: "active", reason: null, delivered: 1, skipped: 0 })
+          assert.isNotNull(status.lastPollAt)
+          assert.isAbove(status.nextPollAt!.getTime(), Date.now() - 1000)
+        }))
+
+      it.effect("age cut-off, filters, the per-poll cap and order: oldest first, every skip stored with its reasons", () =>
+        Effect.gen(function*() {
+          const delivery = yield* Delivery
+          const options = { filter_words: ["spam"], filter_excl: true, filter_mode: "AND" as const }
+          const { feedId, identifier, sourceId, webhook } = yield* baselined([], options)
+          const served = [
+            item("b", "new1", 1),
+            item("b", "old", 25 * 60),
+            item("b", "spam", 9, "Buy spam now"),
+            ...[8, 7, 6, 5, 4, 3].map((age) => item("b", `p${age}`, age))
+          ]
+          script.serve(identifier, served)
+          assert.deepInclude(yield* delivery.pollSource(sourceId), { _tag: "Delivered", queued: 5, skipped: 4 })
+          assert.strictEqual((yield* delivery.postWebhook(webhook.id)).sent, 5)
+          const messages = yield* inbox(webhook.id)
+          assert.deepStrictEqual(messages.map((m) => m.body), ["p8", "p7", "p6", "p5", "p4"].map((id) => bodyOf(served.find((i) => i.id === id)!, options)))
+          assert.deepStrictEqual((yield* deliveriesOf(feedId)).map((d) => [d.item_id, d.state, d.reason]), [
+            ["old", "skipped", "older than 24 h"],
+            ["spam", "skipped", "filter_words (excluded): \"spam\" in the title"],
+            ["p8", "sent", null],
+            ["p7", "sent", null],
+            ["p6", "sent", null],
+            ["p5", "sent", null],
+            ["p4", "sent", null],
+            ["p3", "skipped", "over the per-poll cap of 5"],
+            ["new1", "skipped", "over the per-poll cap of 5"]
+          ])
+          assert.deepInclude(Option.getOrThrow(yield* DeliveryStore.use((s) => s.status(feedId))), { delivered: 5, skipped: 4 })
+        }))
+
+      it.effect("a feed created later on a polled source starts at its creation", () =>
+        Effect.gen(function*() {
+          const delivery = yield* Delivery
+          const { identifier, sourceId } = yield* baselined([item("c", "c1", 60)])
+          const webhook = yield* newWebhook
+          const late = yield* insertFeed({ identifier, webhook, createdAt: minutesAgo(10) })
+          script.serve(identifier, [item("c", "c1", 60), item("c", "before", 15), item("c", "after", 5)])
+          yield* delivery.pollSource(sourceId)
+          yield* delivery.postWebhook(webhook.id)
+          assert.deepStrictEqual((yield* deliveriesOf(late)).map((d) => [d.item_id, d.state, d.reason]), [
+            ["before", "skipped", "from before the feed was created"],
+            ["after", "sent", null]
+          ])
+          assert.strictEqual((yield* inbox(webhook.id)).length, 1)
+        }))
+
+      it.effect("dedup across a restart: the same items polled again by a new process are not posted twice", () =>
+        Effect.gen(function*() {
+          const { identifier, sourceId, webhook } = yield* baselined([item("d", "d0", 30)])
+          const served = [item("d", "d0", 30), item("d", "d1", 3), item("d", "d2", 2)]
+          script.serve(identifier, served)
+          // The first process polls (the deliveries are recorded) and stops before posting.
+          yield* Delivery.use((d) => d.pollSource(sourceId)).pipe(Effect.provide(engine))
+          // The next one polls the same items (its poll state is older: no NotModified), then posts.
+          yield* Effect.gen(function*() {
+            const delivery = yield* Delivery
+            yield* SqlClient.SqlClient.use((sql) => sql`UPDATE feed_sources SET poll_state = NULL WHERE id = ${sourceId}`)
+            assert.deepInclude(yield* delivery.pollSource(sourceId), { _tag: "Delivered", queued: 0, skipped: 0 })
+            assert.strictEqual((yield* delivery.postWebhook(webhook.id)).sent, 2)
+          }).pipe(Effect.provide(engine))
+          yield* Effect.gen(function*() {
+            const delivery = yield* Delivery
+            yield* delivery.pollSource(sourceId)
+            yield* delivery.postWebhook(webhook.id)
+          }).pipe(Effect.provide(engine))
+          assert.deepStrictEqual((yield* inbox(webhook.id)).map((m) => m.body), [bodyOf(served[1]!), bodyOf(served[2]!)])
+        }))
+
+      it.effect("webhook deleted (404): the feed is disabled with the reason, audited once, and nothing more is sent", () =>
+        Effect.gen(function*() {
+          const delivery = yield* Delivery
+          const { feedId, identifier, sourceId, webhook } = yield* baselined([])
+          yield* deleteWebhook(webhook)
+          script.serve(identifier, [item("e", "e1", 3), item("e", "e2", 2)])
+          yield* delivery.pollSource(sourceId)
+          assert.deepInclude(yield* delivery.postWebhook(webhook.id), { sent: 0, failed: 1 })
+          const status = Option.getOrThrow(yield* DeliveryStore.use((s) => s.status(feedId)))
+          assert.strictEqual(status.state, "disabled")
+          assert.match(status.reason ?? "", /webhook no longer exists \(404 Unknown Webhook, code 10015\)/)
+          const rows = yield* deliveriesOf(feedId)
+          assert.deepStrictEqual(rows.map((d) => [d.item_id, d.state]), [["e1", "failed"], ["e2", "failed"]])
+          assert.match(rows[1]!.reason ?? "", /^not posted: the feed was disabled/)
+          const audit = yield* auditOf(feedId)
+          assert.deepStrictEqual(audit.map((a) => [a.user_id, a.user_name, a.event_type, a.module_name]), [["200000000000000002", "FeedsBot", "PATCH", "rss"]])
+          assert.include(audit[0]!.event_string, status.reason!)
+          // Later polls and posts do nothing for it: no request, no second entry.
+          script.serve(identifier, [item("e", "e1", 3), item("e", "e2", 2), item("e", "e3", 1)])
+          assert.strictEqual((yield* delivery.pollSource(sourceId))._tag, "Idle")
+          assert.deepStrictEqual(yield* delivery.postWebhook(webhook.id), { sent: 0, failed: 0, interrupted: 0, more: false })
+          assert.strictEqual((yield* auditOf(feedId)).length, 1)
+          assert.strictEqual((yield* deliveriesOf(feedId)).length, 2)
+        }))
+
+      it.effect("429 from the webhook: waited out within the call, nothing lost, nothing twice", () =>
+        Effect.gen(function*() {
+          const delivery = yield* Delivery
+          const { identifier, sourceId, webhook } = yield* baselined([])
+          const served = [item("f", "f1", 3), item("f", "f2", 2), item("f", "f3", 1)]
+          script.serve(identifier, served)
+          yield* delivery.pollSource(sourceId)
+          yield* fault(webhook, "429", 2, 0.5)
+          const started = Date.now()
+          assert.deepInclude(yield* delivery.postWebhook(webhook.id), { sent: 3, failed: 0 })
+          assert.isAtLeast(Date.now() - started, 900, "two 429s of 0.5 s were waited out")
+          assert.deepStrictEqual((yield* inbox(webhook.id)).map((m) => m.body), served.map((i) => bodyOf(i)))
+        }))
+
+      it.effect("500 from the webhook: back to pending, retried by the next attempt, posted once", () =>
+        Effect.gen(function*() {
+          const delivery = yield* Delivery
+          const { feedId, identifier, sourceId, webhook } = yield* baselined([])
+          script.serve(identifier, [item("g", "g1", 2)])
+          yield* delivery.pollSource(sourceId)
+          yield* fault(webhook, "500", 1)
+          const retry = yield* Effect.flip(delivery.postWebhook(webhook.id))
+          assert.strictEqual(retry._tag, "PostRetry")
+          assert.deepStrictEqual((yield* deliveriesOf(feedId)).map((d) => [d.state, d.attempts]), [["pending", 1]])
+          assert.match((yield* deliveriesOf(feedId))[0]!.reason ?? "", /HTTP 500/)
+          assert.strictEqual((yield* delivery.postWebhook(webhook.id)).sent, 1)
+          assert.deepStrictEqual((yield* deliveriesOf(feedId)).map((d) => [d.state, d.attempts, d.reason]), [["sent", 2, null]])
+          assert.strictEqual((yield* inbox(webhook.id)).length, 1)
+        }))
+
+      it.effect("no answer (a hang): timed out, retried, posted once", () =>
+        Effect.gen(function*() {
+          const delivery = yield* Delivery
+          const { feedId, identifier, sourceId, webhook } = yield* baselined([])
+          script.serve(identifier, [item("h", "h1", 2)])
+          yield* delivery.pollSource(sourceId)
+          yield* fault(webhook, "hang", 1)
+          assert.strictEqual((yield* Effect.flip(delivery.postWebhook(webhook.id)))._tag, "PostRetry")
+          assert.deepStrictEqual((yield* deliveriesOf(feedId)).map((d) => d.state), ["pending"])
+          assert.strictEqual((yield* delivery.postWebhook(webhook.id)).sent, 1)
+          assert.strictEqual((yield* inbox(webhook.id)).length, 1)
+        }))
+
+      it.effect("bounded: after postAttempts the delivery fails with the reason, and the rest go on", () =>
+        Effect.gen(function*() {
+          const { feedId, identifier, sourceId, webhook } = yield* baselined([])
+          yield* Effect.gen(function*() {
+            const delivery = yield* Delivery
+            script.serve(identifier, [item("k", "k1", 3), item("k", "k2", 2)])
+            yield* delivery.pollSource(sourceId)
+            yield* fault(webhook, "500", 2)
+            assert.strictEqual((yield* Effect.flip(delivery.postWebhook(webhook.id)))._tag, "PostRetry")
+            assert.deepInclude(yield* delivery.postWebhook(webhook.id), { sent: 1, failed: 1 })
+          }).pipe(Effect.provide(processLayer({ pgbossSchema: pgboss, poller, settings: { postAttempts: 2 } })))
+          assert.deepStrictEqual((yield* deliveriesOf(feedId)).map((d) => [d.item_id, d.state, d.reason]), [
+            ["k1", "failed", "not posted after 2 attempts: The chat platform is unavailable (HTTP 500 after 1 attempts); try again shortly."],
+            ["k2", "sent", null]
+          ])
+        }))
+
+      it.effect("a row left `sending` by a stopped worker is failed as unknown, never sent again", () =>
+        Effect.gen(function*() {
+          const delivery = yield* Delivery
+          const { feedId, identifier, sourceId, webhook } = yield* baselined([])
+          script.serve(identifier, [item("i", "i1", 3), item("i", "i2", 2)])
+          yield* delivery.pollSource(sourceId)
+          // A worker claimed i1 and died during the send.
+          yield* SqlClient.SqlClient.use((sql) =>
+            sql`UPDATE feed_deliveries SET state = 'sending', attempts = 1 WHERE feed_id = ${feedId} AND item_id = 'i1'`
+          )
+          assert.deepStrictEqual(yield* delivery.postWebhook(webhook.id), { sent: 1, failed: 0, interrupted: 1, more: false })
+          assert.deepStrictEqual((yield* deliveriesOf(feedId)).map((d) => [d.item_id, d.state, d.reason]), [
+            ["i1", "failed", UNKNOWN_OUTCOME],
+            ["i2", "sent", null]
+          ])
+          assert.deepStrictEqual((yield* inbox(webhook.id)).map((m) => (m.body["content"] as string).split("\n")[1]), ["https://news.test/i/i2"])
+        }))
+
+      it.effect("a failing source: feeds `failing` with the reason and a backoff; after FEED_FAILED_AFTER_HOURS disabled, audited, not polled", () =>
+        Effect.gen(function*() {
+          const delivery = yield* Delivery
+          const { feedId, identifier, sourceId } = yield* baselined([])
+          script.serve(identifier, new PollFailed({ kind: "http", status: 500, message: "The feed's server answered 500." }))
+          const failed = yield* delivery.pollSource(sourceId)
+          assert.deepInclude(failed, { _tag: "Failed", disabled: 0 })
+          // interval 1 s × 2^1, ±20 %.
+          const delay = (failed as { nextPollAt: Date }).nextPollAt.getTime() - Date.now()
+          assert.isAtLeast(delay, 500)
+          assert.isAtMost(delay, 2_500)
+          assert.deepInclude(Option.getOrThrow(yield* DeliveryStore.use((s) => s.status(feedId))), {
+            state: "failing",
+            reason: "The source could not be read: The feed's server answered 500."
+          })
+          assert.deepStrictEqual(yield* auditOf(feedId), [])
+          // A day of failures later.
+          yield* SqlClient.SqlClient.use((sql) =>
+            sql`UPDATE feed_sources SET failing_since = now() - interval '25 hours' WHERE id = ${sourceId}`
+          )
+          assert.deepInclude(yield* delivery.pollSource(sourceId), { _tag: "Failed", disabled: 1, nextPollAt: null })
+          const status = Option.getOrThrow(yield* DeliveryStore.use((s) => s.status(feedId)))
+          assert.strictEqual(status.state, "disabled")
+          assert.match(status.reason ?? "", /^The source has failed for 2[45] hours: The feed's server answered 500\./)
+          assert.strictEqual((yield* auditOf(feedId)).length, 1)
+          const polls = script.polls(identifier)
+          assert.strictEqual((yield* delivery.pollSource(sourceId))._tag, "Idle")
+          assert.strictEqual(script.polls(identifier), polls)
+          // Re-enabled (a PATCH): active again, its failures forgotten.
+          const again = yield* DeliveryScheduling.use((s) => s.reenable(feedId))
+          assert.deepStrictEqual(again, Option.some(sourceId))
+          script.serve(identifier, [item("j", "j1", 1)])
+          assert.deepInclude(yield* delivery.pollSource(sourceId), { _tag: "Delivered", queued: 1 })
+          assert.deepInclude(Option.getOrThrow(yield* DeliveryStore.use((s) => s.status(feedId))), { state: "active", reason: null })
+        }))
+
+      it.effect("the repair pass: a source never polled gets a poll now, a lost chain its next slot, waiting messages a post job", () =>
+        Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          const delivery = yield* Delivery
+          const jobsOf = (queue: string, key: string, value: string) =>
+            sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql(pgboss)}.job WHERE name = ${queue} AND data->>${key} = ${value}`.pipe(
+              Effect.map((rows) => Number(rows[0]!.n))
+            )
+          // Every other source of this suite gets planned too: take them out of the picture.
+          yield* sql`UPDATE feed_sources SET next_poll_at = now() + interval '1 hour'`
+          const fresh = yield* newWebhook
+          const identifier = newSource()
+          yield* insertFeed({ identifier, webhook: fresh })
+          const neverPolled = yield* DeliveryScheduling.use((s) => s.attach("rss", identifier))
+          const { identifier: lostIdentifier, sourceId: lost, webhook } = yield* baselined([])
+          yield* sql`UPDATE feed_sources SET next_poll_at = now() - interval '10 minutes' WHERE id = ${lost}`
+          // A message recorded long ago whose post job was lost.
+          script.serve(lostIdentifier, [item("r", "r1", 1)])
+          yield* delivery.pollSource(lost)
+          yield* sql`UPDATE feed_deliveries SET at = now() - interval '10 minutes' WHERE webhook_id = ${webhook.id}`
+          yield* sql`UPDATE feed_sources SET next_poll_at = now() - interval '10 minutes' WHERE id = ${lost}`
+          const before = { polls: yield* jobsOf("feed-poll", "sourceId", neverPolled), posts: yield* jobsOf("feed-post", "webhookId", webhook.id) }
+          const outcome = yield* delivery.repair
+          assert.deepInclude(outcome, { polls: 2, posts: 1 })
+          const [a, b] = yield* Effect.forEach([neverPolled, lost], (id) => Effect.map(DeliveryStore.use((s) => s.source(id)), Option.getOrThrow))
+          assert.isAtMost(Math.abs(a!.nextPollAt!.getTime() - Date.now()), 2_000, "at once")
+          assert.isAbove(b!.nextPollAt!.getTime(), Date.now() - 1_000, "at its next slot")
+          assert.strictEqual(yield* jobsOf("feed-poll", "sourceId", neverPolled), before.polls + 1)
+          // The post job of that webhook: one queued at most (stately), whoever sent it.
+          assert.isAtLeast(yield* jobsOf("feed-post", "webhookId", webhook.id), Math.max(1, before.posts))
+          assert.strictEqual((yield* delivery.postWebhook(webhook.id)).sent, 1)
+        }))
+    }
+  )
+
+  describe(`delivery on workers, on ${kind}`, () => {
+    // The test's own Discord client, to create webhooks; each worker has its own.
+    layer(Layer.provideMerge(platformLayer, base), { excludeTestServices: true, timeout: "240 seconds" })("jobs", (it) => {
+      it.effect("one worker: a new feed is baselined at once, then a published item is posted once, polls chained", () =>
+        Effect.gen(function*() {
+          const webhook = yield* newWebhook
+          const identifier = newSource()
+          script.serve(identifier, [item("w", "w0", 30)])
+          yield* Effect.gen(function*() {
+            yield* insertFeed({ identifier, webhook })
+            const scheduling = yield* DeliveryScheduling
+            const sourceId = yield* scheduling.attach("rss", identifier)
+            yield* scheduling.start(sourceId)
+            yield* waitUntil("the baseline", Effect.map(DeliveryStore.use((s) => s.source(sourceId)), (s) => Option.getOrThrow(s).baselinedAt !== null))
+            const fresh = item("w", "w1", 0)
+            script.serve(identifier, [item("w", "w0", 30), fresh])
+            yield* waitUntil("the message", Effect.map(inbox(webhook.id), (m) => m.length === 1))
+            const polls = script.polls(identifier)
+            yield* waitUntil("two more polls", Effect.sync(() => script.polls(identifier) >= polls + 2), "20 seconds")
+            const messages = yield* inbox(webhook.id)
+            assert.deepStrictEqual(messages.map((m) => m.body), [bodyOf(fresh)])
+          }).pipe(Effect.provide(processLayer({ pgbossSchema: pgboss, poller, worker: {} })))
+        }))
+
+      it.effect("two workers on one database: every item posted exactly once", () =>
+        Effect.gen(function*() {
+          const db = yield* TestDatabase
+          const feeds = yield* Effect.forEach([0, 1, 2, 3], () =>
+            Effect.gen(function*() {
+              const webhook = yield* newWebhook
+              const identifier = newSource()
+              script.serve(identifier, [])
+              const feedId = yield* insertFeed({ identifier, webhook })
+              return { webhook, identifier, feedId }
+            }))
+          const workerAs = (name: string) =>
+            processLayer({ pgbossSchema: pgboss, poller: layerAs(name), worker: { pollBatch: 1, pollConcurrency: 2, postConcurrency: 2 } })
+          const worker = workerAs("one")
+          // The second worker has a pool of its own (another process, in effect); on PGlite it shares the one connection.
+          const second = workerAs("two").pipe(Layer.provide(db.anotherPool))
+          yield* Effect.gen(function*() {
+            const scheduling = yield* DeliveryScheduling
+            for (const f of feeds) yield* scheduling.start(yield* scheduling.attach("rss", f.identifier))
+            yield* waitUntil(
+              "every baseline",
+              Effect.map(SqlClient.SqlClient.use((sql) => sql`SELECT count(*)::int AS n FROM feed_sources WHERE baselined_at IS NOT NULL
+                AND identifier IN ${sql.in(feeds.map((f) => f.identifier))}`), (rows) => Number(rows[0]!["n"]) === feeds.length)
+            )
+            // Three rounds of three items per source, published while both workers poll.
+            for (let round = 0; round < 3; round++) {
+              for (const f of feeds) {
+                const n = (k: number) => item("x", `${f.feedId}-${round}-${k}`, 0)
+                script.serve(f.identifier, [...Array.from({ length: round * 3 }, (_, k) => item("x", `${f.feedId}-${Math.floor(k / 3)}-${k % 3}`, 0)), n(0), n(1), n(2)])
+              }
+              yield* waitUntil(
+                `round ${round} posted`,
+                Effect.map(Effect.forEach(feeds, (f) => inbox(f.webhook.id)), (all) => all.every((m) => m.length >= (round + 1) * 3)),
+                "90 seconds"
+              )
+            }
+            // A moment for any duplicate to show.
+            yield* Effect.sleep("2 seconds")
+            for (const f of feeds) {
+              const urls = (yield* inbox(f.webhook.id)).map((m) => (m.body["content"] as string).split("\n").at(-1))
+              assert.strictEqual(urls.length, 9, `feed ${f.feedId}: ${urls.join(", ")}`)
+              assert.strictEqual(new Set(urls).size, 9)
+            }
+            assert.isAbove(script.pollsBy("one"), 0, "the first worker polled")
+            assert.isAbove(script.pollsBy("two"), 0, "the second worker polled")
+          }).pipe(Effect.provide(Layer.merge(worker, second)))
+        }), 200_000)
+    })
+  })
+}
