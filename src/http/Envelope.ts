@@ -5,15 +5,16 @@
  *   checks, unknown routes (404), time-outs (408), defects (500 without internals), and any non-JSON
  *   error answer of the framework re-dressed as the envelope.
  */
-import { ByteSize, Cause, Effect, Fiber, LogLevel, Option, Result, SchemaIssue } from "effect"
+import { ByteSize, Cause, Effect, Fiber, Layer, LogLevel, Option, Result, SchemaIssue } from "effect"
 import type { Types } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { HttpApiMiddleware } from "effect/http-api"
-import type { HttpApiError } from "effect/http-api"
+import { HttpApiError } from "effect/http-api"
 import { randomUUID } from "node:crypto"
 import { BadRequest, reasonPhrase } from "../domain/Errors.ts"
 import type { Problem } from "../domain/Errors.ts"
 import { SchemaErrors } from "./Middleware.ts"
+import { nullCharacterProblems, schemaProblemsBesides } from "./NullCharacter.ts"
+import { redactPath, redactQuery, redactText } from "../services/Redact.ts"
 
 const MAX_BODY_BYTES = 1024 * 1024
 
@@ -47,10 +48,23 @@ export const schemaErrorProblems = (error: HttpApiError.HttpApiSchemaError): Arr
   })
 }
 
-export const SchemaErrorsLive = HttpApiMiddleware.layerSchemaErrorTransform(SchemaErrors, (error) =>
-  error.kind === "Body" || error.kind === "ResponseHeaders"
-    ? Effect.die(error) // our own answer failed to encode: a bug, logged and answered 500
-    : Effect.fail(BadRequest.many(schemaErrorProblems(error))))
+/**
+ * Request decoding failures → 400 with every problem. U+0000 anywhere in the request is refused here
+ * too, before the handler (NullCharacter.ts): it never reaches the database.
+ */
+export const SchemaErrorsLive = Layer.succeed(SchemaErrors, (httpEffect, { endpoint }) =>
+  Effect.flatMap(nullCharacterProblems(endpoint), (nul) =>
+    nul.length > 0
+      ? Effect.flatMap(
+        schemaProblemsBesides(endpoint, nul, schemaErrorProblems),
+        (others) => Effect.fail(BadRequest.many([...nul, ...others]))
+      )
+      : Effect.catch(httpEffect, (error): Effect.Effect<never, BadRequest | Types.unhandled> =>
+        !HttpApiError.HttpApiSchemaError.is(error)
+          ? Effect.fail(error)
+          : error.kind === "Body" || error.kind === "ResponseHeaders"
+          ? Effect.die(error) // our own answer failed to encode: a bug, logged and answered 500
+          : Effect.fail(BadRequest.many(schemaErrorProblems(error))))))
 
 export const envelope = (status: number, message: string, additionalProperties?: Record<string, unknown>) =>
   HttpServerResponse.jsonUnsafe(
@@ -149,7 +163,7 @@ export const GlobalMiddleware = (options: GlobalOptions) =>
       let response: HttpServerResponse.HttpServerResponse = guarded ?? (yield* app.pipe(
         // A body without Content-Length (chunked) is cut off at the limit too: 413, not read further.
         Effect.provideService(HttpIncomingMessage.MaxBodySize, MAX_BODY_SIZE),
-        Effect.catchCause((cause) => Effect.succeed(fromCause(cause, requestId))),
+        Effect.catchCause((cause) => fromCause(cause, requestId)),
         (handled) => withDeadline(handled, options.requestTimeoutMs, timedOut)
       ))
 
@@ -170,10 +184,13 @@ export const GlobalMiddleware = (options: GlobalOptions) =>
       // Below Info (e.g. LOG_LEVEL=Warn) the line is not built at all.
       if (options.accessLog && (yield* LogLevel.isEnabled("Info"))) {
         const status = response.status
+        // Secrets out of the line (webhook tokens in paths, codes and states in queries): Redact.ts.
+        const q = url.indexOf("?")
         yield* Effect.logInfo("request").pipe(
           Effect.annotateLogs({
             method,
-            path: url.split("?")[0]!,
+            path: redactPath(q < 0 ? url : url.slice(0, q)),
+            ...(q < 0 ? {} : { query: redactQuery(url.slice(q + 1)) }),
             status,
             duration_ms: Math.round((performance.now() - started) * 10) / 10,
             request_id: requestId
@@ -196,20 +213,26 @@ const retryAfterOf = (res: HttpServerResponse.HttpServerResponse): number | unde
   }
 }
 
-const fromCause = (cause: Cause.Cause<unknown>, requestId: string): HttpServerResponse.HttpServerResponse => {
+const fromCause = (cause: Cause.Cause<unknown>, requestId: string): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
   const found = Cause.findDefect(cause)
   const failure = Option.getOrUndefined(Cause.findErrorOption(cause)) ?? (Result.isSuccess(found) ? found.success : undefined)
   if (HttpServerError.isHttpServerError(failure)) {
     const reason = failure.reason
-    if (reason._tag === "RouteNotFound") return envelope(404, defaultMessage[404]!)
+    if (reason._tag === "RouteNotFound") return Effect.succeed(envelope(404, defaultMessage[404]!))
     if (reason._tag === "RequestParseError") {
-      return reason.reason === "BodyTooLarge"
-        ? envelope(413, defaultMessage[413]!)
-        : envelope(400, "The body could not be read.")
+      return Effect.succeed(
+        reason.reason === "BodyTooLarge"
+          ? envelope(413, defaultMessage[413]!)
+          : envelope(400, "The body could not be read.")
+      )
     }
   }
   // Anything else is a bug or an unexpected outage: log the details, answer without internals.
-  Effect.runFork(Effect.logError("unhandled failure", cause).pipe(Effect.annotateLogs({ request_id: requestId })))
-  return envelope(500, `Internal error; the log has the details (request id ${requestId}).`, { request_id: requestId })
+  // The cause may quote a URL with a token in it (a failed webhook call): logged redacted, through
+  // the request's own logger (format and level of the deployment).
+  return Effect.logError("unhandled failure", redactText(Cause.pretty(cause))).pipe(
+    Effect.annotateLogs({ request_id: requestId }),
+    Effect.as(envelope(500, `Internal error; the log has the details (request id ${requestId}).`, { request_id: requestId }))
+  )
 }
 

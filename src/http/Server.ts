@@ -3,9 +3,9 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
 import { HttpApiScalar } from "effect/http-api"
-import { createServer } from "node:http"
 import { MODULES } from "../services/Modules.ts"
 import { Api } from "./Api.ts"
+import { drain, makeEdge, ServerLimits } from "./NodeEdge.ts"
 
 export const DocsRoutes = HttpApiScalar.layer(Api, { path: "/docs" })
 
@@ -26,10 +26,20 @@ export const AssetRoutes = HttpRouter.use(Effect.fn(function*(router) {
 
 /**
  * Serves `routes` on the Node HTTP server. The router is built before the socket listens, so no
- * request can arrive before its handler is attached.
+ * request can arrive before its handler is attached. The server's limits, its enveloped parser
+ * rejections and the bounded drain at shutdown are in NodeEdge.ts (`ServerLimits`).
  */
 export const serve = <E, R>(routes: Layer.Layer<never, E, R>, options: { readonly port: number; readonly host: string }) =>
-  Layer.unwrap(Effect.map(HttpRouter.toHttpEffect(routes), (app) => HttpServer.serve(app))).pipe(
-    HttpServer.withLogAddress,
-    Layer.provide(NodeHttpServer.layer(createServer, { port: options.port, host: options.host }))
-  )
+  Layer.unwrap(Effect.gen(function*() {
+    const limits = yield* ServerLimits
+    const edge = makeEdge(limits)
+    const served = Layer.unwrap(Effect.map(HttpRouter.toHttpEffect(routes), (app) => HttpServer.serve(app))).pipe(
+      HttpServer.withLogAddress
+    )
+    // Built after the server is serving, so released before it: the drain runs first, bounded by the grace.
+    const drained = Layer.effectDiscard(Effect.addFinalizer(() => drain(edge, limits.shutdownGraceMs)))
+    return drained.pipe(
+      Layer.provideMerge(served),
+      Layer.provide(NodeHttpServer.layer(() => edge.server, { port: options.port, host: options.host }))
+    )
+  }))
