@@ -4,9 +4,10 @@
  * the template relative to the API base, e.g. `"GET /guilds/{id}"`.
  */
 import { Effect, Layer } from "effect"
-import { HttpServerResponse } from "effect/http"
+import { HttpRouter, HttpServerResponse } from "effect/http"
 import type { DiscordContext, Principal } from "./DiscordHttp.ts"
 import { API, discordError, discordHandler, Errors, routerPath } from "./DiscordHttp.ts"
+import { checkMessage } from "./DiscordMessage.ts"
 import * as Shapes from "./DiscordShapes.ts"
 import type { DiscordStore } from "./DiscordState.ts"
 import { DiscordState, randomToken } from "./DiscordState.ts"
@@ -45,10 +46,16 @@ const managedWebhook = (store: DiscordStore, bot: SeedBot, webhookId: string | u
   return { webhook } as const
 }
 
-/** A webhook addressed by id and token (no authorization needed). */
-const tokenWebhook = (store: DiscordStore, ctx: DiscordContext): SeedWebhook | undefined => {
+/**
+ * A webhook addressed by id and token (no authorization needed): unknown id 404 10015; a wrong token
+ * 401 50027 when executing, 404 10015 on the other token routes (what the ChatPlatform contract
+ * expects; Discord itself answers 50027 there too).
+ */
+const tokenWebhook = (store: DiscordStore, ctx: DiscordContext, wrongToken: "50027" | "10015" = "10015") => {
   const webhook = ctx.params["id"] ? store.webhooks.get(ctx.params["id"]) : undefined
-  return webhook && webhook.token === ctx.params["token"] ? webhook : undefined
+  if (!webhook) return { error: Errors.unknownWebhook() } as const
+  if (webhook.token === ctx.params["token"]) return { webhook } as const
+  return { error: wrongToken === "50027" ? Errors.invalidWebhookToken() : Errors.unknownWebhook() } as const
 }
 
 const readJson = (ctx: DiscordContext) =>
@@ -62,7 +69,9 @@ const invalidName = (message: string) =>
     errors: { name: { _errors: [{ code: "BASE_TYPE_BAD_LENGTH", message }] } }
   })
 
-const routes = (store: DiscordStore): ReadonlyArray<readonly [Method, string, string | undefined, Handler]> => [
+type Options = Parameters<typeof discordHandler>[4]
+
+const routes = (store: DiscordStore): ReadonlyArray<readonly [Method, string, string | undefined, Handler, Options?]> => [
   [
     "GET",
     "/users/@me",
@@ -188,9 +197,9 @@ const routes = (store: DiscordStore): ReadonlyArray<readonly [Method, string, st
     "/webhooks/{id}/{token}",
     "id",
     (ctx) => {
-      const webhook = tokenWebhook(store, ctx)
+      const found = tokenWebhook(store, ctx)
       // Discord omits `user` when the webhook is fetched with its token.
-      return webhook ? json(Shapes.webhook(webhook, undefined, ctx.origin)) : fail(Errors.unknownWebhook())
+      return found.error ? fail(found.error) : json(Shapes.webhook(found.webhook, undefined, ctx.origin))
     }
   ],
   [
@@ -198,9 +207,9 @@ const routes = (store: DiscordStore): ReadonlyArray<readonly [Method, string, st
     "/webhooks/{id}/{token}",
     "id",
     (ctx) => {
-      const webhook = tokenWebhook(store, ctx)
-      if (!webhook) return fail(Errors.unknownWebhook())
-      store.webhooks.delete(webhook.id)
+      const found = tokenWebhook(store, ctx)
+      if (found.error) return fail(found.error)
+      store.webhooks.delete(found.webhook.id)
       return Effect.succeed(HttpServerResponse.empty())
     }
   ],
@@ -210,17 +219,14 @@ const routes = (store: DiscordStore): ReadonlyArray<readonly [Method, string, st
     "id",
     (ctx) =>
       Effect.gen(function*() {
-        const webhook = tokenWebhook(store, ctx)
-        if (!webhook) return Errors.unknownWebhook()
+        const found = tokenWebhook(store, ctx, "50027")
+        if (found.error) return found.error
+        const webhook = found.webhook
         const parsed = yield* readJson(ctx)
         if (!parsed.ok) return Errors.invalidJson()
-        const body = parsed.body
-        const has = (key: string) =>
-          typeof body === "object" && body !== null && key in body &&
-          (body as Record<string, unknown>)[key] !== null && (body as Record<string, unknown>)[key] !== ""
-        if (!has("content") && !has("embeds") && !has("components")) {
-          return discordError(400, "Cannot send an empty message", 50006)
-        }
+        const checked = checkMessage(parsed.body)
+        if (checked.error) return checked.error
+        const body = checked.body
         const message = {
           id: store.nextId("35"),
           webhookId: webhook.id,
@@ -231,33 +237,48 @@ const routes = (store: DiscordStore): ReadonlyArray<readonly [Method, string, st
         }
         store.messages.push(message)
         if (ctx.query.get("wait") !== "true") return HttpServerResponse.empty()
-        // Not the full MessageResponse: the fields a poster reads back.
-        return HttpServerResponse.jsonUnsafe({
-          id: message.id,
-          type: 0,
-          channel_id: message.channelId,
-          webhook_id: webhook.id,
-          content: has("content") ? (body as Record<string, unknown>)["content"] : "",
-          embeds: has("embeds") ? (body as Record<string, unknown>)["embeds"] : [],
-          timestamp: new Date(ctx.now).toISOString()
-        })
-      })
+        return HttpServerResponse.jsonUnsafe(Shapes.webhookMessage(message, webhook, body))
+      }),
+    // Webhook buckets belong to the webhook (id and token), whoever executes it.
+    { perResource: ["id", "token"] }
   ]
 ]
+
+/**
+ * The inbox of messages executed through webhooks (delivery.md §7), oldest first, `body` exactly as
+ * the webhook got it: `GET /sandbox/discord/messages?webhook_id=&channel_id=` →
+ * `{ "messages": [ { "id", "webhook_id", "channel_id", "body", "at" } ] }`; `DELETE` empties it.
+ * Control routes: never counted nor faulted.
+ */
+const MessagesRoutes = (store: DiscordStore) =>
+  HttpRouter.use((router) =>
+    Effect.gen(function*() {
+      yield* router.add("GET", "/sandbox/discord/messages", (request) =>
+        Effect.sync(() => {
+          const q = new URL(request.url, "http://sandbox").searchParams
+          const webhookId = q.get("webhook_id")
+          const channelId = q.get("channel_id")
+          const messages = store.messages
+            .filter((m) => (webhookId === null || m.webhookId === webhookId) && (channelId === null || m.channelId === channelId))
+            .map((m) => ({ id: m.id, webhook_id: m.webhookId, channel_id: m.channelId, body: m.body, at: new Date(m.at).toISOString() }))
+          return HttpServerResponse.jsonUnsafe({ messages }, { headers: { "cache-control": "no-store" } })
+        }))
+      yield* router.add("DELETE", "/sandbox/discord/messages", Effect.sync(() => {
+        store.messages.splice(0)
+        return HttpServerResponse.empty()
+      }))
+    })
+  )
 
 /** The Discord API routes, with rate limits; registered through the sandbox's `sandboxRoute`. */
 export const DiscordApiRoutes = Layer.unwrap(Effect.gen(function*() {
   const store = yield* DiscordState
-  const layers = routes(store).map(([method, template, major, handler]) => {
+  const layers = routes(store).map(([method, template, major, handler, options]) => {
     const name = `${method} ${template}`
-    return sandboxRoute(method, `${API}${routerPath(template)}`, discordHandler(store, name, major, handler), { name })
+    return sandboxRoute(method, `${API}${routerPath(template)}`, discordHandler(store, name, major, handler, options), { name })
   })
   return Layer.mergeAll(
-    sandboxRoute(
-      "GET",
-      "/sandbox/discord/messages",
-      Effect.sync(() => HttpServerResponse.jsonUnsafe(store.messages))
-    ),
+    MessagesRoutes(store),
     // Unknown API paths answer like Discord.
     sandboxRoute("*", `${API}/*`, Effect.succeed(Errors.notFound()), { name: "* unknown" }),
     ...layers

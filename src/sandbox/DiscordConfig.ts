@@ -30,6 +30,13 @@ export interface SandboxConfigShape {
    * header is used.
    */
   readonly publicOrigin?: string | undefined
+  /**
+   * The OAuth client's registered redirect URIs: the authorize page redirects only to one of them
+   * (exact match), like the real platform. SandboxMode registers the gateway's own callback,
+   * `PUBLIC_URL/auth/idp/callback`. When absent (a sandbox served alone, in tests): any loopback
+   * `http://` URL.
+   */
+  readonly redirectUris?: ReadonlyArray<string> | undefined
 }
 
 export const defaultSandboxConfig: SandboxConfigShape = {

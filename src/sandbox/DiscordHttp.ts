@@ -23,6 +23,7 @@ export const Errors = {
   unknownWebhook: () => discordError(404, "Unknown Webhook", 10015),
   missingAccess: () => discordError(403, "Missing Access", 50001),
   missingPermissions: () => discordError(403, "Missing Permissions", 50013),
+  invalidWebhookToken: () => discordError(401, "Invalid Webhook Token", 50027),
   invalidJson: () => discordError(400, "The request body contains invalid JSON.", 50109)
 } as const
 
@@ -96,7 +97,11 @@ export const discordHandler = (
   store: DiscordStore,
   routeName: string,
   majorParam: string | undefined,
-  handler: (ctx: DiscordContext) => Effect.Effect<HttpServerResponse.HttpServerResponse>
+  handler: (ctx: DiscordContext) => Effect.Effect<HttpServerResponse.HttpServerResponse>,
+  options?: {
+    /** The bucket belongs to the resource whoever calls (webhook executes: per webhook id and token). */
+    readonly perResource?: ReadonlyArray<string> | undefined
+  }
 ) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -105,7 +110,9 @@ export const discordHandler = (
     const header = request.headers["authorization"]
     const identity = header ?? "anonymous"
     const major = majorParam ? params[majorParam] ?? "" : ""
-    const routeKey = `route|${identity}|${routeName}|${major}`
+    const routeKey = options?.perResource !== undefined
+      ? `resource|${routeName}|${options.perResource.map((p) => params[p] ?? "").join("/")}`
+      : `route|${identity}|${routeName}|${major}`
     if (header) {
       const global = store.hit(`global|${identity}`, store.config.globalLimit, now)
       if (!global.allowed) {

@@ -30,6 +30,15 @@ const redirectWith = (redirectUri: string, params: Record<string, string | undef
   return HttpServerResponse.redirect(url.toString(), { status: 302, headers: { "referrer-policy": "no-referrer" } })
 }
 
+const LOOPBACK_HOST = /^(127(\.\d{1,3}){3}|localhost|\[::1\])$/i
+
+/** Whether the authorize page may send a code to `redirectUri` (the registered callbacks only). */
+export const redirectAllowed = (registered: ReadonlyArray<string> | undefined, redirectUri: string): boolean => {
+  if (registered !== undefined) return registered.includes(redirectUri)
+  const url = new URL(redirectUri)
+  return url.protocol === "http:" && LOOPBACK_HOST.test(url.hostname) && url.username === "" && url.password === ""
+}
+
 const authorize = (store: DiscordStore) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -40,6 +49,10 @@ const authorize = (store: DiscordStore) =>
     const state = query.get("state") ?? undefined
     if (query.get("client_id") !== SANDBOX_CLIENT_ID) return errorPage(`Unknown client_id (use "${SANDBOX_CLIENT_ID}").`)
     if (!redirectUri || !URL.canParse(redirectUri)) return errorPage("redirect_uri is missing or not an absolute URL.")
+    // Like the real platform: a code goes only to a registered callback (never a redirect to anywhere else).
+    if (!redirectAllowed(store.config.redirectUris, redirectUri)) {
+      return errorPage(`Invalid OAuth2 redirect_uri: ${redirectUri} is not registered for ${SANDBOX_CLIENT_ID}.`)
+    }
     if (query.get("response_type") !== "code") return redirectWith(redirectUri, { error: "unsupported_response_type", state })
     const challenge = query.get("code_challenge") ?? undefined
     if (challenge !== undefined && query.get("code_challenge_method") !== "S256") {

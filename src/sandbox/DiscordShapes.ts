@@ -179,3 +179,41 @@ export const webhook = (w: SeedWebhook, creator: SeedBot | undefined, apiOrigin:
   token: w.token,
   url: `${apiOrigin}/sandbox/discord/api/v10/webhooks/${w.id}/${w.token}`
 })
+
+/**
+ * The message a webhook execute with `?wait=true` answers (Discord's MessageResponse): the webhook
+ * as author (named by the body's `username` when given), the content and embeds as sent.
+ */
+export const webhookMessage = (
+  message: { readonly id: string; readonly at: number },
+  w: SeedWebhook,
+  body: Readonly<Record<string, unknown>>
+) => ({
+  id: message.id,
+  type: 0,
+  content: typeof body["content"] === "string" ? body["content"] : "",
+  channel_id: w.channelId,
+  author: {
+    id: w.id,
+    username: typeof body["username"] === "string" ? body["username"] : w.name,
+    avatar: w.avatar,
+    discriminator: "0000",
+    public_flags: 0,
+    flags: 0,
+    bot: true,
+    global_name: null
+  },
+  attachments: [],
+  embeds: Array.isArray(body["embeds"]) ? body["embeds"] : [],
+  mentions: [],
+  mention_roles: [],
+  pinned: false,
+  mention_everyone: false,
+  tts: body["tts"] === true,
+  timestamp: new Date(message.at).toISOString().replace("Z", "+00:00"),
+  edited_timestamp: null,
+  flags: typeof body["flags"] === "number" ? body["flags"] : 0,
+  components: Array.isArray(body["components"]) ? body["components"] : [],
+  application_id: w.applicationId,
+  webhook_id: w.id
+})

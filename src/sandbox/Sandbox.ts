@@ -12,8 +12,10 @@ import { createServer } from "node:http"
 import { DiscordRoutes, DiscordState, SANDBOX_DISCORD_API, SANDBOX_DISCORD_AUTHORIZE } from "./DiscordSandbox.ts"
 import { sandboxRoute, SandboxState } from "./SandboxRoute.ts"
 import { SEED } from "./Seed.ts"
-import { SOURCES_LISTING } from "./sources/Seed.ts"
+import { sandboxOrigin } from "./Origin.ts"
+import { sourcesListing } from "./sources/Seed.ts"
 import { SourcesRoutes } from "./sources/Sources.ts"
+import { SourceState } from "./sources/Store.ts"
 
 export { type BucketSize, defaultSandboxConfig, SandboxConfig, type SandboxConfigShape } from "./DiscordConfig.ts"
 /** Base path of the Discord API v10 fake (the gateway's Discord client base URL is origin + this) and
@@ -26,7 +28,8 @@ const FaultBody = Schema.Struct({
   count: Schema.optionalKey(Schema.Int),
   kind: Schema.Literals(["429", "500", "hang", "401"]),
   retry_after: Schema.optionalKey(Schema.Number),
-  global: Schema.optionalKey(Schema.Boolean)
+  global: Schema.optionalKey(Schema.Boolean),
+  path: Schema.optionalKey(Schema.String)
 })
 
 const badRequest = (message: string) => HttpServerResponse.jsonUnsafe({ message, code: 50035 }, { status: 400 })
@@ -46,7 +49,8 @@ const ControlRoutes = Layer.mergeAll(
                 route: body.route,
                 kind: body.kind,
                 retryAfter: body.retry_after ?? 1,
-                global: body.global ?? false
+                global: body.global ?? false,
+                path: body.path
               },
               body.count ?? 1
             )
@@ -62,31 +66,43 @@ const ControlRoutes = Layer.mergeAll(
   )
 )
 
-/** `GET /sandbox`: what the sandbox holds, for a newcomer. */
+/**
+ * `GET /sandbox`: what the sandbox holds, for a newcomer. Every source identifier is listed exactly
+ * as the feed routes accept it (feeds as absolute URLs under PUBLIC_URL, also those created by
+ * publishing), with where events are published.
+ */
 const IndexRoute = sandboxRoute(
   "GET",
   "/sandbox",
-  Effect.succeed(HttpServerResponse.jsonUnsafe({
-    users: SEED.users.map((u) => ({ id: u.id, username: u.username })),
-    bots: SEED.bots.map((b) => ({ id: b.id, name: b.name })),
-    servers: SEED.guilds.map((g) => ({ id: g.id, name: g.name })),
-    discord: {
-      api: SANDBOX_DISCORD_API,
-      authorize: SANDBOX_DISCORD_AUTHORIZE,
-      client_id: SEED.oauth.clientId
-    },
-    sources: SOURCES_LISTING
-  }))
+  Effect.gen(function*() {
+    const store = yield* SourceState
+    const base = yield* sandboxOrigin(store.publicOrigin)
+    const listing = sourcesListing(base)
+    const created = [...store.feeds.keys()].filter((name) => name !== "news" && name !== "atom")
+    return HttpServerResponse.jsonUnsafe({
+      users: SEED.users.map((u) => ({ id: u.id, username: u.username })),
+      bots: SEED.bots.map((b) => ({ id: b.id, name: b.name })),
+      servers: SEED.guilds.map((g) => ({ id: g.id, name: g.name })),
+      discord: {
+        api: SANDBOX_DISCORD_API,
+        authorize: SANDBOX_DISCORD_AUTHORIZE,
+        client_id: SEED.oauth.clientId,
+        messages: "/sandbox/discord/messages"
+      },
+      sources: { ...listing, rss: [...listing.rss, ...created.map((name) => `${base}/sandbox/rss/${name}.xml`)] },
+      events: "POST /sandbox/sources/{module}/{identifier}/events (identifier URL-encoded as listed; for rss the feed's short name)"
+    })
+  })
 )
 
 const AllRoutes = Layer.mergeAll(ControlRoutes, IndexRoute, DiscordRoutes, SourcesRoutes)
-const States = Layer.mergeAll(SandboxState.layer, DiscordState.layer)
+const States = Layer.mergeAll(SandboxState.layer, DiscordState.layer, SourceState.layer)
 
 /** Every `/sandbox` route, with its own in-memory state. Merge into the gateway's router. */
 export const SandboxRoutes: Layer.Layer<never, never, HttpRouter.HttpRouter> = AllRoutes.pipe(Layer.provide(States))
 
 /** The same routes, also exposing their state (for tests that inspect or drive it directly). */
-export const SandboxRoutesWithState: Layer.Layer<SandboxState | DiscordState, never, HttpRouter.HttpRouter> = AllRoutes
+export const SandboxRoutesWithState: Layer.Layer<SandboxState | DiscordState | SourceState, never, HttpRouter.HttpRouter> = AllRoutes
   .pipe(Layer.provideMerge(States))
 
 /** A running sandbox, for tests: its origin, e.g. `http://127.0.0.1:41234`. */

@@ -1,23 +1,28 @@
 /**
  * Sandbox mode, wired in one module, and the one place the gateway chooses between it and the real
- * upstreams (`config.sandbox`: SANDBOX=true, or no DISCORD_CLIENT_ID). In sandbox mode the live
+ * upstreams (`config.sandbox`: SANDBOX=true, or by default on a loopback address without platform
+ * credentials: AppConfig.ts `check`, decisions.md "Sandbox mode"). In sandbox mode the live
  * clients (chat platform, external sources, task board) are pointed at the sandbox served under
  * PUBLIC_URL with its seeded credentials, the sandbox's routes are mounted and its bots registered at
  * start. The live adapters (src/layers) know nothing of the sandbox: only their options differ.
  * Used by src/layers/App.ts, src/cli.ts and test/utils/TestApp.ts.
  */
-import { Effect, Layer, Redacted } from "effect"
+import { Config, Effect, Layer, Redacted } from "effect"
 import type { Duration } from "effect"
 import type { HttpRouter } from "effect/http"
 import type { AppConfigShape } from "../layers/config/AppConfig.ts"
+import { isLoopbackHost } from "../layers/config/AppConfig.ts"
 import type { DiscordChatPlatformOptions } from "../layers/discord/ChatPlatformDiscord.ts"
 import type { ExternalSourcesOptions } from "../layers/sources/ExternalSourcesHttp.ts"
 import { ExternalSourcesHttp } from "../layers/sources/ExternalSourcesHttp.ts"
+import { SourcePollerHttp } from "../layers/sources/poll/SourcePollerHttp.ts"
+import type { SourcePollerHttpOptions } from "../layers/sources/poll/SourcePollerHttp.ts"
 import { DEFAULT_TIMEOUT } from "../layers/sources/Upstream.ts"
 import type { TaskBoardOptions, TaskBoardPairing } from "../layers/taskboard/TaskBoardTrello.ts"
 import { TaskBoardTrello } from "../layers/taskboard/TaskBoardTrello.ts"
 import { Bots } from "../services/Bots.ts"
 import { SandboxCallbackRoute } from "./Callback.ts"
+import { SandboxConfig } from "./DiscordConfig.ts"
 import { SANDBOX_DISCORD_API, SANDBOX_DISCORD_AUTHORIZE } from "./DiscordSandbox.ts"
 import { SandboxRoutes } from "./Sandbox.ts"
 import { BOT1_ID, BOT2_ID, S1_ID, S1_TASKBOARD_TEAM, SEED } from "./Seed.ts"
@@ -88,8 +93,31 @@ const bots = Layer.effectDiscard(Effect.gen(function*() {
   yield* Effect.logInfo("sandbox bots registered", { bots: [BOT1_ID, BOT2_ID] })
 }))
 
-/** Every `/sandbox` route, and the landing page of browser sign-ins. */
-const routes: Layer.Layer<never, never, HttpRouter.HttpRouter> = Layer.merge(SandboxRoutes, SandboxCallbackRoute)
+/**
+ * Every `/sandbox` route, and the landing page of browser sign-ins, for a gateway at `publicUrl`:
+ * webhook URLs and feed identifiers under it, and its own callback the one registered redirect URI.
+ */
+const routes = (publicUrl: string): Layer.Layer<never, never, HttpRouter.HttpRouter> =>
+  Layer.merge(SandboxRoutes, SandboxCallbackRoute).pipe(
+    Layer.provide(Layer.effect(
+      SandboxConfig,
+      Effect.gen(function*() {
+        const defaults = yield* SandboxConfig
+        return { ...defaults, publicOrigin: originOf(publicUrl), redirectUris: [`${originOf(publicUrl)}/auth/idp/callback`] }
+      })
+    ))
+  )
+
+/** Sandbox mode's start: a warning when it is reachable beyond this machine, then the bots. */
+const startup = (config: Pick<AppConfigShape, "host" | "publicUrl">) =>
+  isLoopbackHost(config.host) && isLoopbackHost(new URL(config.publicUrl).hostname)
+    ? bots
+    : Layer.merge(
+      bots,
+      Layer.effectDiscard(Effect.logWarning(
+        `sandbox mode on a non-loopback address (HOST=${config.host}, PUBLIC_URL=${config.publicUrl}): anyone who reaches it can sign in as any sandbox user without a password and inject faults; use it on a developer's machine only`
+      ))
+    )
 
 /** What sandbox mode and platform mode differ in. */
 export interface Mode {
@@ -98,21 +126,24 @@ export interface Mode {
   readonly sources: ReturnType<typeof ExternalSourcesHttp.layerConfig>
   /** Needs an HttpClient; platform mode reads pairings from the registry. */
   readonly taskBoard: ReturnType<typeof TaskBoardTrello.layerPairings>
+  /** The source poller's connectors (the lookup clients' base URLs and credentials); the FEED_* settings are added by layers/config/Settings.ts. */
+  readonly pollerSources: Config.Config<SourcePollerHttpOptions>
   /** Mounted next to the API. */
   readonly routes: Layer.Layer<never, never, HttpRouter.HttpRouter>
   /** Run once at start. */
   readonly startup: typeof bots | Layer.Layer<never>
 }
 
-type UpstreamConfig = Pick<AppConfigShape, "publicUrl" | "upstreamTimeoutMs">
+type UpstreamConfig = Pick<AppConfigShape, "publicUrl" | "upstreamTimeoutMs"> & Partial<Pick<AppConfigShape, "host">>
 
 /** Sandbox mode for a gateway at `config.publicUrl` (the layers need only an HttpClient, and Bots at start). */
 const sandbox = (config: UpstreamConfig) => ({
   platform: platform(config.publicUrl),
   sources: ExternalSourcesHttp.layer(sourcesOptions(config.publicUrl, config.upstreamTimeoutMs)),
   taskBoard: TaskBoardTrello.layer(taskBoardOptions(config.publicUrl, config.upstreamTimeoutMs)),
-  routes,
-  startup: bots
+  pollerSources: Config.succeed(SourcePollerHttp.fromExternalSources(sourcesOptions(config.publicUrl, config.upstreamTimeoutMs))),
+  routes: routes(config.publicUrl),
+  startup: startup({ host: config.host ?? "127.0.0.1", publicUrl: config.publicUrl })
 }) satisfies Mode
 
 /** Platform mode: the configured Discord application, sources from the environment, paired task boards. */
@@ -120,6 +151,7 @@ const live = (config: AppConfigShape): Mode => ({
   platform: { baseUrl: config.discordApiUrl, clientId: config.discordClientId!, clientSecret: config.discordClientSecret! },
   sources: ExternalSourcesHttp.layerConfig(config.upstreamTimeoutMs),
   taskBoard: TaskBoardTrello.layerPairings({ timeout: config.upstreamTimeoutMs }),
+  pollerSources: Config.map(ExternalSourcesHttp.config(config.upstreamTimeoutMs), SourcePollerHttp.fromExternalSources),
   routes: Layer.empty,
   startup: Layer.empty
 })

@@ -5,7 +5,7 @@
  * which mounts them all (no import cycle).
  */
 import { Context, Effect, Layer } from "effect"
-import { HttpRouter, HttpServerResponse } from "effect/http"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 
 export type FaultKind = "429" | "500" | "hang" | "401"
 
@@ -16,6 +16,8 @@ export interface Fault {
   /** Seconds, for 429. */
   readonly retryAfter: number
   readonly global: boolean
+  /** Only requests whose path (without the query) starts with this, e.g. one webhook's or one feed's. */
+  readonly path?: string | undefined
 }
 
 export interface SandboxStats {
@@ -29,8 +31,8 @@ export interface SandboxStats {
 export class SandboxState extends Context.Service<SandboxState, {
   readonly addFault: (fault: Fault, count: number) => Effect.Effect<void>
   readonly clearFaults: Effect.Effect<void>
-  /** Takes (consumes) the first pending fault matching the route name. */
-  readonly takeFault: (routeName: string) => Effect.Effect<Fault | undefined>
+  /** Takes (consumes) the first pending fault matching the route name (and the request path, if it names one). */
+  readonly takeFault: (routeName: string, requestPath?: string) => Effect.Effect<Fault | undefined>
   readonly recordCall: (routeName: string) => Effect.Effect<void>
   readonly recordStatus: (status: number) => Effect.Effect<void>
   readonly stats: Effect.Effect<SandboxStats>
@@ -46,9 +48,12 @@ export class SandboxState extends Context.Service<SandboxState, {
       return SandboxState.of({
         addFault: (fault, count) => Effect.sync(() => void faults.push({ fault, remaining: count })),
         clearFaults: Effect.sync(() => void faults.splice(0)),
-        takeFault: (routeName) =>
+        takeFault: (routeName, requestPath) =>
           Effect.sync(() => {
-            const index = faults.findIndex((f) => f.fault.route === "*" || f.fault.route === routeName)
+            const index = faults.findIndex((f) =>
+              (f.fault.route === "*" || f.fault.route === routeName) &&
+              (f.fault.path === undefined || (requestPath ?? "").startsWith(f.fault.path))
+            )
             const entry = faults[index]
             if (!entry) return undefined
             entry.remaining -= 1
@@ -116,7 +121,8 @@ const faultResponse = (fault: Fault): Effect.Effect<HttpServerResponse.HttpServe
  * The route name defaults to `"<METHOD> <path with {params}>"`; faults and stats use it.
  *
  * The layer needs `SandboxState`: `SandboxRoutes` (Sandbox.ts) provides it (the same
- * `SandboxState.layer` reference everywhere, so one build shares one state).
+ * `SandboxState.layer` reference everywhere, so one build shares one state). Services the handler
+ * needs beyond the request's own (e.g. the twins' `SourceState`) are taken when the layer is built.
  */
 export const sandboxRoute = <E = never, R = never>(
   method: SandboxMethod,
@@ -128,17 +134,23 @@ export const sandboxRoute = <E = never, R = never>(
   never,
   | HttpRouter.HttpRouter
   | SandboxState
-  | HttpRouter.Request.From<"Requires", Exclude<R, HttpRouter.Provided>>
+  | Exclude<R, HttpRouter.Provided>
   | HttpRouter.Request.From<"Error", E>
 > => {
   const name = options?.name ?? defaultRouteName(method, path)
   return HttpRouter.use((router) =>
     Effect.gen(function*() {
       const state = yield* SandboxState
+      const services = yield* Effect.context<Exclude<R, HttpRouter.Provided>>()
+      const provided = Effect.updateContext(
+        handler as Effect.Effect<HttpServerResponse.HttpServerResponse, E, any>,
+        (request: Context.Context<HttpRouter.Provided>) => Context.merge(request, services) as Context.Context<any>
+      ) as Effect.Effect<HttpServerResponse.HttpServerResponse, E, HttpRouter.Provided>
       const wrapped = Effect.gen(function*() {
         yield* state.recordCall(name)
-        const fault = yield* state.takeFault(name)
-        const response = fault ? yield* faultResponse(fault) : yield* handler
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const fault = yield* state.takeFault(name, request.url.split("?")[0])
+        const response = fault ? yield* faultResponse(fault) : yield* provided
         yield* state.recordStatus(response.status)
         return response
       })

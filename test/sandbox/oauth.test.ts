@@ -255,3 +255,34 @@ layer(ShortLived, { excludeTestServices: true })("sandbox OAuth2 token expiry", 
       assert.deepStrictEqual([expired.status, expired.body], [401, { message: "401: Unauthorized", code: 0 }])
     }))
 })
+
+const Registered = SandboxServer.layer().pipe(
+  Layer.provide(Layer.succeed(SandboxConfig, { ...defaultSandboxConfig, redirectUris: ["http://127.0.0.1:9999/auth/idp/callback"] }))
+)
+
+layer(Registered, { excludeTestServices: true })("sandbox OAuth2 redirect URIs", (it) => {
+  it.effect("a code goes only to a registered redirect URI; anything else is an error page, never a redirect", () =>
+    Effect.gen(function*() {
+      assert.isNotEmpty(yield* authorize(ALICE_ID))
+      for (const foreign of ["https://attacker.example/auth/idp/callback", "http://127.0.0.1:9998/auth/idp/callback", `${REDIRECT}?x=1`]) {
+        for (const extra of [{ login_hint: ALICE_ID }, {}, { deny: "1" }, { response_type: "token" }]) {
+          const refused = yield* call(authorizePath({ ...extra, redirect_uri: foreign }))
+          assert.strictEqual(refused.status, 400, `${foreign} ${JSON.stringify(extra)}`)
+          assert.isNull(refused.headers.get("location"))
+          assert.include(String(refused.body), "Invalid OAuth2 redirect_uri")
+        }
+      }
+    }))
+})
+
+layer(SandboxServer.layer(), { excludeTestServices: true })("sandbox OAuth2 redirect URIs when served alone", (it) => {
+  it.effect("without registered URIs: loopback addresses only", () =>
+    Effect.gen(function*() {
+      const at = (redirect_uri: string) => call(authorizePath({ login_hint: ALICE_ID, redirect_uri }))
+      assert.strictEqual((yield* at("http://127.0.0.1:4321/auth/idp/callback")).status, 302)
+      assert.strictEqual((yield* at("http://localhost:4321/cb")).status, 302)
+      for (const foreign of ["https://attacker.example/auth/idp/callback", "http://10.0.0.1/cb", "http://user@127.0.0.1/auth/idp/callback"]) {
+        assert.strictEqual((yield* at(foreign)).status, 400, foreign)
+      }
+    }))
+})

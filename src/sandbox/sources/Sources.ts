@@ -1,8 +1,9 @@
 /**
  * Every external-source twin under `/sandbox/<source>/...`, each registered through `sandboxRoute`
- * (call counts and fault injection, e.g. `{"route":"GET /sandbox/streaming/helix/users","kind":"hang"}`).
- * Provides `SandboxState.layer` itself; built together with `SandboxRoutes` it shares that one state
- * (layers are memoised by reference within a build).
+ * (call counts and fault injection, e.g. `{"route":"GET /sandbox/streaming/helix/users","kind":"hang"}`),
+ * and the publish route (Publish.ts) whose events they serve. Provides `SandboxState.layer` and
+ * `SourceState.layer` itself; built together with `SandboxRoutes` it shares those states (layers are
+ * memoised by reference within a build).
  */
 import { Layer } from "effect"
 import type { HttpRouter } from "effect/http"
@@ -10,9 +11,11 @@ import { SandboxState } from "../SandboxRoute.ts"
 import { ForumTwin } from "./Forum.ts"
 import { MicroblogTwin } from "./Microblog.ts"
 import { PhotoTwin } from "./Photo.ts"
+import { PublishRoute } from "./Publish.ts"
 import { RssTwin } from "./Rss.ts"
 import { StreamingTwin } from "./Streaming.ts"
 import { TaskBoardTwin } from "./TaskBoard.ts"
+import { SourceState } from "./Store.ts"
 import { VideoTwin } from "./Video.ts"
 
 export const SourcesRoutes: Layer.Layer<never, never, HttpRouter.HttpRouter> = Layer.mergeAll(
@@ -22,5 +25,6 @@ export const SourcesRoutes: Layer.Layer<never, never, HttpRouter.HttpRouter> = L
   ...PhotoTwin,
   ...ForumTwin,
   ...RssTwin,
-  ...TaskBoardTwin
-).pipe(Layer.provide(SandboxState.layer))
+  ...TaskBoardTwin,
+  PublishRoute
+).pipe(Layer.provide(SandboxState.layer), Layer.provide(SourceState.layer))

@@ -1,12 +1,18 @@
 /**
  * Twitch twin: `POST /sandbox/streaming/oauth2/token` (client credentials) and Helix
- * `GET /sandbox/streaming/helix/users|games`. Helix requires a Client-Id header and a bearer token
- * (any non-empty value here), answers 401 without them and 400 for malformed ids.
+ * `GET /sandbox/streaming/helix/users|games|streams`. Helix requires a Client-Id header and a bearer
+ * token (any non-empty value here), answers 401 without them and 400 for malformed ids. `streams`
+ * lists the channels on air (a published `live` until its `offline`), up to 100 `user_id` /
+ * `user_login` a call, like Helix.
  */
 import { Effect } from "effect"
 import { sandboxRoute } from "../SandboxRoute.ts"
 import { bearer, formOrQuery, header, json, query } from "./Http.ts"
-import { GAMES, STREAMING_USERS } from "./Seed.ts"
+import { GAMES, STREAMING_USERS, type StreamingUser } from "./Seed.ts"
+import { SourceState } from "./Store.ts"
+
+export const profileImageOf = (u: StreamingUser) =>
+  `https://static-cdn.jtvnw.net/jtv_user_pictures/${u.login}-profile_image-300x300.png`
 
 const unauthorized = (message: string) => json({ error: "Unauthorized", status: 401, message }, 401)
 const badRequest = (message: string) => json({ error: "Bad Request", status: 400, message }, 400)
@@ -41,7 +47,7 @@ const users = Effect.gen(function*() {
     type: "",
     broadcaster_type: "partner",
     description: `${u.displayName} streams in the sandbox.`,
-    profile_image_url: "",
+    profile_image_url: profileImageOf(u),
     offline_image_url: "",
     view_count: 0,
     created_at: "2020-01-01T00:00:00Z"
@@ -65,8 +71,52 @@ const games = Effect.gen(function*() {
   return json({ data })
 })
 
+const streams = Effect.gen(function*() {
+  const denied = yield* authorized
+  if (denied !== undefined) return denied
+  const store = yield* SourceState
+  const q = yield* query
+  const ids = q.getAll("user_id")
+  const logins = q.getAll("user_login").map((l) => l.toLowerCase())
+  if (ids.length > 100) return badRequest("The parameter \"user_id\" may only be specified up to 100 times")
+  if (logins.length > 100) return badRequest("The parameter \"user_login\" may only be specified up to 100 times")
+  if (ids.some((id) => !/^\d+$/.test(id))) return badRequest("Malformed query params.")
+  const first = q.get("first") === null ? 20 : Number(q.get("first"))
+  if (!Number.isInteger(first) || first < 1 || first > 100) {
+    return badRequest("The parameter \"first\" was malformed: the value must be greater than or equal to 1 and less than or equal to 100")
+  }
+  const type = q.get("type") ?? "all"
+  const gameIds = q.getAll("game_id")
+  const wanted = ids.length + logins.length === 0
+    ? STREAMING_USERS
+    : STREAMING_USERS.filter((u) => ids.includes(u.id) || logins.includes(u.login))
+  const data = wanted.flatMap((u) => {
+    const s = store.streams.get(u.id)
+    if (s === undefined || (type !== "all" && type !== "live") || (gameIds.length > 0 && !gameIds.includes(s.gameId))) return []
+    return [{
+      id: s.id,
+      user_id: u.id,
+      user_login: u.login,
+      user_name: u.displayName,
+      game_id: s.gameId,
+      game_name: s.gameName,
+      type: "live",
+      title: s.title,
+      tags: [],
+      viewer_count: 0,
+      started_at: new Date(s.startedAt).toISOString().replace(/\.\d{3}Z$/, "Z"),
+      language: "en",
+      thumbnail_url: `https://static-cdn.jtvnw.net/previews-ttv/live_user_${u.login}-{width}x{height}.jpg`,
+      tag_ids: [],
+      is_mature: s.mature
+    }]
+  }).slice(0, first)
+  return json({ data, pagination: {} })
+})
+
 export const StreamingTwin = [
   sandboxRoute("POST", "/sandbox/streaming/oauth2/token", token),
   sandboxRoute("GET", "/sandbox/streaming/helix/users", users),
-  sandboxRoute("GET", "/sandbox/streaming/helix/games", games)
+  sandboxRoute("GET", "/sandbox/streaming/helix/games", games),
+  sandboxRoute("GET", "/sandbox/streaming/helix/streams", streams)
 ] as const

@@ -1,0 +1,44 @@
+/** What Discord checks in a message executed through a webhook, with its error bodies. */
+import { discordError } from "./DiscordHttp.ts"
+
+const invalidField = (field: string, code: string, message: string) =>
+  discordError(400, "Invalid Form Body", 50035, { errors: { [field]: { _errors: [{ code, message }] } } })
+
+/**
+ * Discord's checks of an executed message: not empty, `content` at most 2,000 characters (counted
+ * in code points), `username` 1–80 without "clyde"/"discord", at most 10 embeds,
+ * `allowed_mentions.parse` of users/roles/everyone.
+ */
+export const checkMessage = (raw: unknown) => {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return { error: discordError(400, "Cannot send an empty message", 50006) } as const
+  const body = raw as Record<string, unknown>
+  const has = (key: string) => key in body && body[key] !== null && body[key] !== "" && !(Array.isArray(body[key]) && (body[key] as Array<unknown>).length === 0)
+  if (!has("content") && !has("embeds") && !has("components") && !has("poll")) {
+    return { error: discordError(400, "Cannot send an empty message", 50006) } as const
+  }
+  const content = body["content"]
+  if (content !== undefined && content !== null && typeof content !== "string") {
+    return { error: invalidField("content", "BASE_TYPE_STRING", "Must be a string.") } as const
+  }
+  if (typeof content === "string" && [...content].length > 2000) {
+    return { error: invalidField("content", "BASE_TYPE_MAX_LENGTH", "Must be 2000 or fewer in length.") } as const
+  }
+  const username = body["username"]
+  if (username !== undefined && username !== null) {
+    if (typeof username !== "string" || username.length < 1 || username.length > 80) {
+      return { error: invalidField("username", "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 80 in length.") } as const
+    }
+    if (/clyde|discord/i.test(username)) {
+      return { error: invalidField("username", "USERNAME_INVALID_CONTAINS", "Username cannot contain \"clyde\" or \"discord\"") } as const
+    }
+  }
+  if (Array.isArray(body["embeds"]) && body["embeds"].length > 10) {
+    return { error: invalidField("embeds", "BASE_TYPE_MAX_LENGTH", "Must be 10 or fewer in length.") } as const
+  }
+  const mentions = body["allowed_mentions"]
+  const parse = typeof mentions === "object" && mentions !== null ? (mentions as Record<string, unknown>)["parse"] : undefined
+  if (parse !== undefined && (!Array.isArray(parse) || parse.some((p) => p !== "users" && p !== "roles" && p !== "everyone"))) {
+    return { error: invalidField("allowed_mentions", "BASE_TYPE_CHOICES", "Value must be one of {'users', 'roles', 'everyone'}.") } as const
+  }
+  return { body } as const
+}
