@@ -275,7 +275,8 @@ layer(Env, { excludeTestServices: true })("sandbox sources serve published event
       assert.deepStrictEqual(video.contentDetails.contentRating, { ytRating: "ytAgeRestricted" })
       assert.strictEqual(video.statistics.viewCount, "0")
 
-      const item = find<Extract<Item, { module: "video" }>>(items(yield* poller.poll("video", channel, emptyPollState)), "vid00000001")
+      const firstPoll = yield* poller.poll("video", channel, emptyPollState)
+      const item = find<Extract<Item, { module: "video" }>>(items(firstPoll), "vid00000001")
       assert.strictEqual(item.event, "added")
       assert.strictEqual(item.title, "Pasta night")
       assert.strictEqual(item.description, "How to cook pasta")
@@ -295,6 +296,11 @@ layer(Env, { excludeTestServices: true })("sandbox sources serve published event
         (yield* call(`/sandbox/video/youtube/v3/playlistItems?part=contentDetails&playlistId=${uploads}&maxResults=20&${key}`, { headers: { "if-none-match": etag } })).status,
         304
       )
+      // The poller reads the listing with its snippet, so the edit reaches it as an `updated` event.
+      const afterEdit = items(yield* poller.poll("video", channel, firstPoll.state))
+      const edited = afterEdit.find((i) => i.module === "video" && i.event === "updated")
+      assert.isDefined(edited, "an edited title is reported as updated")
+      assert.strictEqual((edited as Extract<Item, { module: "video" }>).title, "Pasta night (remastered)")
     }))
 
   it.effect("microblog: the X timeline; exclude=replies,retweets honoured; media expansions; long posts in note_tweet", () =>

@@ -1,7 +1,8 @@
 /**
  * The video connector: YouTube Data API v3 with the API key. The channel (title, thumbnail, uploads
  * playlist) is read once a day (`/channels`, kept in the cursor); each poll reads the newest
- * uploads (`/playlistItems`, conditional: YouTube answers 304 to its ETag) and their details
+ * uploads (`/playlistItems` with the snippet, so an edited title or description changes the listing's
+ * ETag; conditional: YouTube answers 304 to it) and their details
  * (`/videos`: duration, tags, `contentRating.ytRating` for age restriction). Every upload is an
  * `added` item (id: the video id); a known video whose title or description changed is an `updated`
  * item (id `<videoId>:updated:<hash of the new text>`, so a repeated poll repeats the same id),
@@ -159,7 +160,7 @@ export const makeVideoPoller = (fetcher: Fetcher, options: VideoPollOptions) => 
       // The validators belong to the uploads listing; without a known cursor, ask afresh.
       const listing = yield* call(
         "/playlistItems",
-        { part: "contentDetails", playlistId: channel.uploads, maxResults },
+        { part: "snippet,contentDetails", playlistId: channel.uploads, maxResults },
         cursor === undefined ? undefined : previous
       )
       // A channel without uploads has no uploads playlist (404 playlistNotFound).
