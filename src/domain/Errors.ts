@@ -29,6 +29,7 @@ export const reasonPhrase: Record<number, string> = {
   408: "Request Timeout",
   413: "Payload Too Large",
   415: "Unsupported Media Type",
+  431: "Request Header Fields Too Large",
   429: "Too Many Requests",
   500: "Internal Server Error",
   503: "Service Unavailable"

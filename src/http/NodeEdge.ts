@@ -40,7 +40,7 @@ export const ServerLimits = Context.Reference<ServerLimitsShape>("gateway/Server
   defaultValue: () => defaultServerLimits
 })
 
-const phrase = (status: number) => status === 431 ? "Request Header Fields Too Large" : reasonPhrase[status] ?? "Error"
+const phrase = (status: number) => reasonPhrase[status] ?? "Error"
 
 /** A complete HTTP/1.1 answer with the envelope, written straight to the socket (there is no response object). */
 export const rawEnvelope = (status: number, message: string): string => {

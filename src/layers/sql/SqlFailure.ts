@@ -7,6 +7,7 @@
  * - anything else is a bug of ours → a defect: 500 with the request id, the details only in the log.
  * Client strings should be refused before the database; this keeps the answer right when one is not.
  */
+import { dependencyFailed, dependencySucceeded } from "../../services/DependencyHealth.ts"
 import { Effect } from "effect"
 import { SqlError } from "effect/sql"
 import { BadRequest, ServiceUnavailable } from "../../domain/Errors.ts"
@@ -83,7 +84,9 @@ export const fromSqlError = (
 ): Effect.Effect<never, ServiceUnavailable | BadRequest> => {
   const kind = classifySqlError(error)
   if (kind === "unavailable") {
-    return Effect.logWarning(`${storage}: database unavailable`, {
+    // One line when the database goes down, a count while it stays down, one when it is back.
+    return dependencyFailed("database", {
+      storage,
       reason: error.reason._tag,
       sqlstate: sqlStateOf(error),
       detail: error.reason.message
@@ -107,7 +110,7 @@ export function sqlFailure(
 ): <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, WithoutSqlError<E> | ServiceUnavailable | BadRequest, R>
 export function sqlFailure(storage: string, options?: SqlFailureOptions) {
   return <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, WithoutSqlError<E> | ServiceUnavailable | BadRequest, R> =>
-    Effect.catch(self, (error): Effect.Effect<never, WithoutSqlError<E> | ServiceUnavailable | BadRequest> =>
+    Effect.catch(Effect.tap(self, () => dependencySucceeded("database")), (error): Effect.Effect<never, WithoutSqlError<E> | ServiceUnavailable | BadRequest> =>
       SqlError.isSqlError(error)
         ? fromSqlError(storage, error, options)
         : Effect.fail(error as WithoutSqlError<E>))
