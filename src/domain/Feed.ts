@@ -6,13 +6,15 @@
 import { Schema } from "effect"
 import type { FeedModuleName } from "./Platform.ts"
 import { Snowflake } from "./Ids.ts"
+import { text } from "./Text.ts"
 
 const nullable = <S extends Schema.Top>(s: S) => Schema.NullOr(s)
-const maxLen = (n: number) => Schema.String.check(Schema.isMaxLength(n))
+// Text limits count code points (decisions.md "Errors"): domain/Text.ts.
+const maxLen = (n: number) => text(0, n)
 
 export const FilterMode = Schema.Literals(["AND", "OR"])
 export const Nsfw = Schema.Literals(["censor", "skip", "only"])
-const Words = Schema.Array(Schema.String.check(Schema.isBetweenLength(1, 100))).check(Schema.isBetweenLength(1, 50))
+const Words = Schema.Array(text(1, 100)).check(Schema.isBetweenLength(1, 50))
 
 export const EVENT_TYPES = { photo: ["post"], streaming: ["live", "offline"], video: ["added", "updated"] } as const
 
@@ -121,9 +123,9 @@ const feedSchema = <M extends FeedModuleName, D extends Schema.Top | undefined>(
 
 const createSchema = <M extends FeedModuleName>(m: M, options: ReturnType<typeof inputOptions<M>>) =>
   Schema.Struct({
-    feed_identifier: Schema.String.check(Schema.isBetweenLength(1, 2048)),
+    feed_identifier: text(1, 2048),
     webhook_channel: Schema.optionalKey(Snowflake),
-    webhook_url: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(2048))),
+    webhook_url: Schema.optionalKey(text(0, 2048)),
     webhook_options: Schema.optionalKey(options)
   }).check(
     Schema.makeFilter((body) =>

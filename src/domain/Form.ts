@@ -4,7 +4,8 @@
  * live in services/FormValidation.ts.
  */
 import { Schema } from "effect"
-import { Snowflake } from "./Ids.ts"
+import { SNOWFLAKE } from "./Ids.ts"
+import { text } from "./Text.ts"
 
 export const TaskboardOption = Schema.Literals(["Description", "Title", "List", "Label", "Attachment", "Private"])
 export type TaskboardOption = typeof TaskboardOption.Type
@@ -20,27 +21,57 @@ export const TaskboardBoardsResponse = Schema.Struct({ taskboard_boards: Schema.
 export const BOARD_DISABLED: Board = { id: "0", name: "Disable task-board integration" }
 export const BOARD_NO_TEAM: Board = { id: "-1", name: "No task-board team paired" }
 
-export const StepType = Schema.Literals(["message", "reaction"])
+export const StepType = Schema.Literals(["message", "reaction"]).annotate({ message: `expected "message" or "reaction"` })
 
-const text = (min: number, max: number) => Schema.String.check(Schema.isBetweenLength(min, max))
 export const HEX_COLOR = /^#[0-9a-fA-F]{6}$/
-export const ColorHex = Schema.String.check(Schema.isPattern(HEX_COLOR, { message: "expected a colour as #rrggbb" }))
+/** `#rrggbb`; upper-case digits are accepted and stored lower case (decisions.md "Forms"). */
+export const ColorHex = Schema.String.annotate({ message: "expected a colour as #rrggbb (six hexadecimal digits)" }).check(
+  Schema.isPattern(HEX_COLOR, { message: "expected a colour as #rrggbb (six hexadecimal digits)" })
+)
 
-export const CharLimit = Schema.Tuple([Schema.Int, Schema.Int]).check(
+const WholeNumber = Schema.Int.annotate({ message: "expected a whole number" })
+export const CharLimit = Schema.Tuple([WholeNumber, WholeNumber]).annotate({
+  message: "expected [min, max]: two whole numbers with 0 < min <= max <= 2000"
+}).check(
   Schema.makeFilter(([min, max]) =>
     min > 0 && max <= 2000 && max >= min ? undefined : "expected [min, max] with 0 < min <= max <= 2000"
   )
 )
 
+const Flag = Schema.Boolean.annotate({ message: "expected true or false" })
+const flag = Schema.optionalKey(Flag)
+
+/** A list of at most `max` elements, its messages in words (`what`: "channel ids"). */
+const list = <S extends Schema.Top>(element: S, max: number, what: string) =>
+  Schema.Array(element).annotate({ message: `expected a list of ${what}` }).check(
+    Schema.isMaxLength(max, { message: `expected at most ${max} ${what}` })
+  )
+
+/** A chat-platform id of the server's (`what`: "channel"), its messages in words. */
+const platformId = (what: string) => {
+  const message = `expected a ${what} id (a string of digits)`
+  return Schema.String.annotate({ message }).check(Schema.isPattern(SNOWFLAKE, { message }))
+}
+const ChannelId = platformId("channel")
+const RoleId = platformId("role")
+
+/** A step's mapping on input: an option value, or unset (`""`, null or absent: decisions.md "Forms"). */
+const mappingMessage = `expected one of ${TASKBOARD_OPTIONS.join(", ")}, or "" (unset)`
+const MappingInput = Schema.NullOr(
+  Schema.Literals([...TaskboardOption.literals, ""]).annotate({ message: mappingMessage })
+).annotate({ message: mappingMessage })
+
 export const StepInput = Schema.Struct({
   step_id: Schema.optionalKey(Schema.Unknown),
   type: StepType,
   string: text(1, 2000),
-  answers_validation: Schema.optionalKey(Schema.Array(text(1, 100)).check(Schema.isMaxLength(25))),
+  answers_validation: Schema.optionalKey(list(text(1, 100), 25, "answers")),
   char_limit: Schema.optionalKey(CharLimit),
-  alias: Schema.optionalKey(Schema.NullOr(text(0, 256))),
-  taskboard_mapping: Schema.optionalKey(Schema.NullOr(TaskboardOption))
-}).check(
+  alias: Schema.optionalKey(
+    Schema.NullOr(text(0, 256)).annotate({ message: "expected a text of at most 256 characters, or null (unset)" })
+  ),
+  taskboard_mapping: Schema.optionalKey(MappingInput)
+}).annotate({ message: "expected a step: an object with type and string" }).check(
   Schema.makeFilter((step) => {
     const answers = step.answers_validation?.length ?? 0
     return step.type === "reaction" && (answers < 1 || answers > 20)
@@ -50,44 +81,40 @@ export const StepInput = Schema.Struct({
 )
 export type StepInput = typeof StepInput.Type
 
-const flag = Schema.optionalKey(Schema.Boolean)
-
-/** Body of POST and PATCH: the full form. Read-only fields are accepted and ignored. */
+/**
+ * Body of POST and PATCH: the full form. Read-only fields are accepted and ignored. The rules
+ * across fields (a live form needs `channel_id`, the integration needs a `Title` step) and those
+ * against the server are services/FormValidation.ts's, which runs all of them even when some
+ * fields here fail, so one answer lists every problem.
+ */
 export const FormInput = Schema.Struct({
   workflow_id: Schema.optionalKey(Schema.NullOr(Schema.Unknown)),
   timestamp_created: Schema.optionalKey(Schema.Unknown),
   taskboard_options: Schema.optionalKey(Schema.Unknown),
   taskboard_boards: Schema.optionalKey(Schema.Unknown),
-  channel_id: Schema.optionalKey(Schema.NullOr(Snowflake)),
-  fwd_channel_ids: Schema.optionalKey(Schema.Array(Snowflake).check(Schema.isMaxLength(25))),
-  role_mentions: Schema.optionalKey(Schema.Array(Snowflake).check(Schema.isMaxLength(25))),
-  public_mentions: Schema.optionalKey(Schema.Array(Snowflake).check(Schema.isMaxLength(25))),
+  channel_id: Schema.optionalKey(
+    Schema.NullOr(ChannelId).annotate({ message: "expected a channel id (a string of digits) or null" })
+  ),
+  fwd_channel_ids: Schema.optionalKey(list(ChannelId, 25, "channel ids")),
+  role_mentions: Schema.optionalKey(list(RoleId, 25, "role ids")),
+  public_mentions: Schema.optionalKey(list(RoleId, 25, "role ids")),
   workflow_live: flag,
   taskboard_integration: flag,
   anonymize: flag,
   disable_downvote: flag,
   disable_upvote: flag,
   extended_embed: flag,
-  taskboard_board: Schema.optionalKey(Schema.String),
+  taskboard_board: Schema.optionalKey(
+    Schema.String.annotate({ message: "expected a board id as a string (see taskboardBoards)" })
+  ),
   title: text(1, 256),
   color_hex: Schema.optionalKey(ColorHex),
   highlight_attachments: flag,
   anonymize_rejection: flag,
   disable_mentions: flag,
   disable_priorities: flag,
-  steps: Schema.optionalKey(Schema.Array(StepInput).check(Schema.isMaxLength(25)))
-}).check(
-  Schema.makeFilter((form) => {
-    const issues: Array<Schema.FilterIssue> = []
-    if (form.workflow_live === true && (form.channel_id === undefined || form.channel_id === null)) {
-      issues.push({ path: ["channel_id"], issue: "a live form needs channel_id" })
-    }
-    if (form.taskboard_integration === true && !(form.steps ?? []).some((s) => s.taskboard_mapping === "Title")) {
-      issues.push({ path: ["steps"], issue: "with taskboard_integration on, one step must map to Title" })
-    }
-    return issues
-  })
-).annotate({ identifier: "FormInput" })
+  steps: Schema.optionalKey(list(StepInput, 25, "steps"))
+}).annotate({ identifier: "FormInput", message: "expected a JSON object: the form" })
 export type FormInput = typeof FormInput.Type
 
 export const Step = Schema.Struct({
@@ -96,8 +123,10 @@ export const Step = Schema.Struct({
   string: Schema.String,
   answers_validation: Schema.Array(Schema.String),
   char_limit: Schema.Tuple([Schema.Int, Schema.Int]),
-  alias: Schema.NullOr(Schema.String),
-  taskboard_mapping: Schema.NullOr(Schema.String)
+  /** `""` when unset; never null (decisions.md "Forms"). */
+  alias: Schema.String,
+  /** An option value, or `""` when unset; never null. */
+  taskboard_mapping: Schema.String
 }).annotate({ identifier: "Step" })
 export type Step = typeof Step.Type
 

@@ -1,20 +1,23 @@
 /**
- * The forms module: what the forms routes do once access to the server is granted. Each write is
- * validated against the server (FormValidation), then stored with its audit entry in one
- * transaction; single-form reads are audited too (decisions.md "Audit logs").
+ * The forms module: what the forms routes do once access to the server is granted. Each write's
+ * body is checked by every rule at once (FormValidation: one 400 lists every problem), then stored
+ * with its audit entry in one transaction; single-form reads are audited too (decisions.md "Audit
+ * logs"). A server holds at most `maxFormsPerServer` forms (FORMS_MAX_PER_SERVER, default 50),
+ * counted atomically at insert by the repository.
  */
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Result } from "effect"
 import { BadRequest, NotFound } from "../domain/Errors.ts"
 import type { RequestTimeout, ServiceUnavailable } from "../domain/Errors.ts"
 import type { EventType } from "../domain/AuditLog.ts"
 import { BOARD_DISABLED, BOARD_NO_TEAM, FORM_FLAGS, TASKBOARD_OPTIONS, templateDefaults } from "../domain/Form.ts"
 import type { Board, Form, FormFlag, FormInput, FormSummary, StoredForm } from "../domain/Form.ts"
+import { isStorableFormId } from "../domain/Ids.ts"
 import type { Success } from "../domain/Token.ts"
 import { AuditLog } from "./AuditLog.ts"
 import type { ServerAccess } from "./Directory.ts"
-import { validateForm } from "./FormValidation.ts"
+import { checkFormBody } from "./FormValidation.ts"
 import { FormsRepo } from "./FormsRepo.ts"
-import type { FormData } from "./FormsRepo.ts"
+import type { FormData, FormScope } from "./FormsRepo.ts"
 import { TaskBoard } from "./TaskBoard.ts"
 
 type Upstream = RequestTimeout | ServiceUnavailable
@@ -23,21 +26,32 @@ type Upstream = RequestTimeout | ServiceUnavailable
 export const DEFAULT_COLOR = templateDefaults.color_hex
 export const DEFAULT_CHAR_LIMIT: readonly [number, number] = [1, 2000]
 
+/** What the forms module needs to know of the deployment (provided by src/layers/config/). */
+export class FormsSettings extends Context.Service<FormsSettings, {
+  /** Forms per server (decisions.md "Forms": 50, configurable). */
+  readonly maxFormsPerServer: number
+}>()("gateway/FormsSettings") {
+  static readonly defaults = { maxFormsPerServer: 50 }
+  static readonly layerDefaults = Layer.succeed(FormsSettings, FormsSettings.defaults)
+}
+
 export class Forms extends Context.Service<Forms, {
   readonly taskboardOptions: Effect.Effect<{ readonly options: ReadonlyArray<string> }>
   readonly taskboardBoards: (access: ServerAccess) => Effect.Effect<{ readonly taskboard_boards: ReadonlyArray<Board> }, Upstream>
   readonly list: (access: ServerAccess) => Effect.Effect<{ readonly forms: ReadonlyArray<FormSummary> }, ServiceUnavailable>
   readonly template: (access: ServerAccess) => Effect.Effect<Form, Upstream>
   readonly get: (access: ServerAccess, formId: number) => Effect.Effect<Form, NotFound | Upstream>
-  readonly create: (access: ServerAccess, input: FormInput) => Effect.Effect<Form, BadRequest | Upstream>
-  readonly update: (access: ServerAccess, formId: number, input: FormInput) => Effect.Effect<Form, BadRequest | NotFound | Upstream>
+  /** `body`: the request's JSON as sent; every rule runs on it (FormValidation.checkFormBody). */
+  readonly create: (access: ServerAccess, body: unknown) => Effect.Effect<Form, BadRequest | Upstream>
+  readonly update: (access: ServerAccess, formId: number, body: unknown) => Effect.Effect<Form, BadRequest | NotFound | Upstream>
   readonly remove: (access: ServerAccess, formId: number) => Effect.Effect<Success, NotFound | ServiceUnavailable>
 }>()("gateway/Forms") {
-  /** Requires FormsRepo, AuditLog and TaskBoard. */
+  /** Requires FormsRepo, AuditLog, TaskBoard and FormsSettings. */
   static readonly layer = Layer.effect(Forms, Effect.gen(function*() {
     const repo = yield* FormsRepo
     const audit = yield* AuditLog
     const taskBoard = yield* TaskBoard
+    const { maxFormsPerServer } = yield* FormsSettings
 
     /** The boards listing of the contract: `0` then the real boards, or only `-1` without a paired team. */
     const boardsOf = (access: ServerAccess) =>
@@ -48,6 +62,8 @@ export class Forms extends Context.Service<Forms, {
 
     const respond = (stored: StoredForm, listing: ReadonlyArray<Board>): Form => ({
       ...stored,
+      // Rows written before colours were lower-cased are answered lower case too.
+      color_hex: stored.color_hex.toLowerCase(),
       taskboard_options: [...TASKBOARD_OPTIONS],
       taskboard_boards: listing
     })
@@ -63,24 +79,40 @@ export class Forms extends Context.Service<Forms, {
         eventString: `${VERBS[eventType]} form ${JSON.stringify(form.title)} (#${form.workflow_id})`
       })
 
-    const notFound = (formId: number) => NotFound.of(`Form ${formId} does not exist on this server.`)
+    const notFound = (formId: number) =>
+      NotFound.of(isStorableFormId(formId) ? `Form ${formId} does not exist on this server.` : "There is no such form on this server.")
+
+    /** A canonical id beyond what the store holds names nothing: 404 without a query. */
+    const found = (scope: FormScope, formId: number) =>
+      isStorableFormId(formId) ? repo.find(scope, formId) : Effect.succeed(Option.none<StoredForm>())
 
     const scopeOf = (access: ServerAccess) => ({ botId: access.botId, serverId: access.serverId })
 
-    const checked = (access: ServerAccess, input: FormInput, real: ReadonlyArray<Board> | undefined, formId?: number) => {
-      const problems = validateForm(input, {
+    const checked = (access: ServerAccess, body: unknown, real: ReadonlyArray<Board> | undefined, formId?: number) => {
+      const result = checkFormBody(body, {
         channels: access.channels,
         roles: access.roles,
         boards: real,
         ...(formId === undefined ? {} : { formId })
       })
-      return problems.length > 0 ? Effect.fail(BadRequest.many(problems)) : Effect.succeed(toFormData(input, real))
+      return Result.isFailure(result)
+        ? Effect.fail(BadRequest.many(result.failure))
+        : Effect.succeed(toFormData(result.success, real))
     }
+
+    const tooMany = () =>
+      BadRequest.of(
+        `This server already has ${maxFormsPerServer} forms, the most a server may have; delete one before creating another.`,
+        { limit: maxFormsPerServer }
+      )
 
     return Forms.of({
       taskboardOptions: Effect.succeed({ options: [...TASKBOARD_OPTIONS] }),
       taskboardBoards: (access) => Effect.map(boardsOf(access), ({ listing }) => ({ taskboard_boards: listing })),
-      list: (access) => Effect.map(repo.list(scopeOf(access)), (forms) => ({ forms })),
+      list: (access) =>
+        Effect.map(repo.list(scopeOf(access)), (forms) => ({
+          forms: forms.map((f) => ({ ...f, color_hex: f.color_hex.toLowerCase() }))
+        })),
       template: (access) =>
         Effect.map(boardsOf(access), ({ listing }) => ({
           ...templateDefaults,
@@ -94,28 +126,30 @@ export class Forms extends Context.Service<Forms, {
       get: Effect.fn("Forms.get")(function*(access, formId) {
         const { listing } = yield* boardsOf(access)
         const stored = yield* repo.transaction(Effect.gen(function*() {
-          const found = yield* repo.find(scopeOf(access), formId)
-          if (Option.isNone(found)) return yield* notFound(formId)
-          yield* record(access, "GET", found.value)
-          return found.value
+          const form = yield* found(scopeOf(access), formId)
+          if (Option.isNone(form)) return yield* notFound(formId)
+          yield* record(access, "GET", form.value)
+          return form.value
         }))
         return respond(stored, listing)
       }),
-      create: Effect.fn("Forms.create")(function*(access, input) {
+      create: Effect.fn("Forms.create")(function*(access, body) {
         const { listing, real } = yield* boardsOf(access)
-        const data = yield* checked(access, input, real)
+        const data = yield* checked(access, body, real)
         const stored = yield* repo.transaction(Effect.gen(function*() {
-          const created = yield* repo.create(scopeOf(access), data)
+          const created = yield* repo.create(scopeOf(access), data, maxFormsPerServer).pipe(
+            Effect.catchTag("FormsLimitReached", () => Effect.fail(tooMany()))
+          )
           yield* record(access, "PUSH", created)
           return created
         }))
         return respond(stored, listing)
       }),
-      update: Effect.fn("Forms.update")(function*(access, formId, input) {
+      update: Effect.fn("Forms.update")(function*(access, formId, body) {
         // 404 before 400: a form of another server is never there, whatever the body says.
-        if (Option.isNone(yield* repo.find(scopeOf(access), formId))) return yield* notFound(formId)
+        if (Option.isNone(yield* found(scopeOf(access), formId))) return yield* notFound(formId)
         const { listing, real } = yield* boardsOf(access)
-        const data = yield* checked(access, input, real, formId)
+        const data = yield* checked(access, body, real, formId)
         const stored = yield* repo.transaction(Effect.gen(function*() {
           const updated = yield* repo.update(scopeOf(access), formId, data)
           if (Option.isNone(updated)) return yield* notFound(formId)
@@ -125,6 +159,7 @@ export class Forms extends Context.Service<Forms, {
         return respond(stored, listing)
       }),
       remove: Effect.fn("Forms.remove")(function*(access, formId) {
+        if (!isStorableFormId(formId)) return yield* notFound(formId)
         yield* repo.transaction(Effect.gen(function*() {
           const removed = yield* repo.remove(scopeOf(access), formId)
           if (Option.isNone(removed)) return yield* notFound(formId)
@@ -138,13 +173,16 @@ export class Forms extends Context.Service<Forms, {
 
 const VERBS: Record<EventType, string> = { GET: "Viewed", PUSH: "Created", PATCH: "Updated", DELETE: "Deleted" }
 
-/** The form as stored: omitted flags false, colour `#00d084`, lists empty, `char_limit` [1, 2000]. */
+/**
+ * The form as stored: omitted flags false, colour `#00d084` (lower case, as returned), lists empty,
+ * `char_limit` [1, 2000], `alias` and `taskboard_mapping` `""` when unset (null, absent or "").
+ */
 export const toFormData = (input: FormInput, realBoards: ReadonlyArray<Board> | undefined): FormData => {
   const flags = Object.fromEntries(FORM_FLAGS.map((f) => [f, input[f] === true])) as Record<FormFlag, boolean>
   return {
     ...flags,
     title: input.title,
-    color_hex: input.color_hex ?? DEFAULT_COLOR,
+    color_hex: (input.color_hex ?? DEFAULT_COLOR).toLowerCase(),
     channel_id: input.channel_id ?? null,
     fwd_channel_ids: input.fwd_channel_ids ?? [],
     role_mentions: input.role_mentions ?? [],
@@ -156,8 +194,8 @@ export const toFormData = (input: FormInput, realBoards: ReadonlyArray<Board> | 
       string: s.string,
       answers_validation: s.answers_validation ?? [],
       char_limit: s.char_limit ?? DEFAULT_CHAR_LIMIT,
-      alias: s.alias ?? null,
-      taskboard_mapping: s.taskboard_mapping ?? null
+      alias: s.alias ?? "",
+      taskboard_mapping: s.taskboard_mapping ?? ""
     }))
   }
 }

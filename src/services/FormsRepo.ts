@@ -4,7 +4,7 @@
  * audit entry in one transaction (the SQL AuditLog joins the ambient one).
  * Layers: FormsRepoSql (src/layers/sql/FormsRepoSql.ts), FormsRepoMemory (test/layers).
  */
-import { Context } from "effect"
+import { Context, Schema } from "effect"
 import type { Effect, Option } from "effect"
 import type { BadRequest, ServiceUnavailable } from "../domain/Errors.ts"
 import type { FormSummary, Step, StoredForm } from "../domain/Form.ts"
@@ -22,11 +22,24 @@ export interface FormData extends Omit<StoredForm, "workflow_id" | "timestamp_cr
   readonly steps: ReadonlyArray<StepData>
 }
 
+/** A create refused because the scope already holds `limit` forms (counted with the insert, atomically). */
+export class FormsLimitReached extends Schema.TaggedError<FormsLimitReached>()("FormsLimitReached", {
+  limit: Schema.Number
+}) {}
+
 export class FormsRepo extends Context.Service<FormsRepo, {
   readonly list: (scope: FormScope) => Effect.Effect<ReadonlyArray<FormSummary>, ServiceUnavailable>
   readonly find: (scope: FormScope, id: number) => Effect.Effect<Option.Option<StoredForm>, ServiceUnavailable>
-  /** A string the storage cannot keep (U+0000) is a BadRequest at its path in `data`. */
-  readonly create: (scope: FormScope, data: FormData) => Effect.Effect<StoredForm, BadRequest | ServiceUnavailable>
+  /**
+   * A string the storage cannot keep (U+0000) is a BadRequest at its path in `data`. With `limit`,
+   * a scope that already holds that many forms gets FormsLimitReached: the count and the insert
+   * are serialised per scope, so concurrent creates never pass the limit together.
+   */
+  readonly create: (
+    scope: FormScope,
+    data: FormData,
+    limit?: number
+  ) => Effect.Effect<StoredForm, FormsLimitReached | BadRequest | ServiceUnavailable>
   /** Locks the form, replaces it and all its steps; `None` when it is not a form of the scope. */
   readonly update: (
     scope: FormScope,

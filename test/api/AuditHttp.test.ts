@@ -66,6 +66,34 @@ for (const db of dbKinds) {
         assert.strictEqual((yield* call(ALICE_ID, "DELETE", `/api/v1/bots/${BOT2_ID}/servers/${S1_ID}/modules/rss/feeds/${feed.body.id}`)).status, 200)
       }))
 
+    it.effect("user_name is the acting account's username (as GET /user shows it), not its display name, for forms and feeds", () =>
+      Effect.gen(function*() {
+        const usernames: Record<string, string> = {}
+        for (const id of [ALICE_ID, BOB_ID, CAROL_ID]) {
+          const me = yield* call(id, "GET", "/api/v1/user")
+          assert.strictEqual(me.status, 200, JSON.stringify(me.body))
+          usernames[id] = me.body.username
+        }
+        assert.deepStrictEqual(usernames, { [ALICE_ID]: "alice", [BOB_ID]: "bob", [CAROL_ID]: "carol" })
+        const pages = [
+          [ALICE_ID, logsPath(S1_ID, "page_size=100")],
+          [ALICE_ID, logsPath(S1_ID, "module=rss&page_size=100", BOT2_ID)],
+          [CAROL_ID, logsPath(S2_ID, "page_size=100")],
+          [BOB_ID, logsPath(S3_ID, "page_size=100")]
+        ] as const
+        const modules = new Set<string>()
+        for (const [viewer, path] of pages) {
+          const r = yield* call(viewer, "GET", path)
+          assert.strictEqual(r.status, 200, JSON.stringify(r.body))
+          assert.isAbove(r.body.logs.length, 0, path)
+          for (const l of r.body.logs as ReadonlyArray<Entry & { user_name: string }>) {
+            assert.strictEqual(l.user_name, usernames[l.user_id], JSON.stringify(l))
+            modules.add(l.module_name)
+          }
+        }
+        assert.sameMembers([...modules], ["forms", "rss"])
+      }))
+
     describe("VIEW_AUDIT_LOG", () => {
       it.effect("MANAGE_GUILD without VIEW_AUDIT_LOG (ALICE in S2) → 403; plain member (BOB in S1) → 403", () =>
         Effect.gen(function*() {

@@ -17,7 +17,7 @@ import {
   S2_ID,
   SEED
 } from "../../src/sandbox/Seed.ts"
-import { TASKBOARD_BOARDS } from "../../src/sandbox/sources/Seed.ts"
+import { RSS_PATHS, TASKBOARD_BOARDS } from "../../src/sandbox/sources/Seed.ts"
 import { dbKinds } from "../utils/Db.ts"
 import { json, raw, TestApp, tokenOf } from "../utils/TestApp.ts"
 
@@ -67,8 +67,49 @@ const assertBadRequest = (r: { status: number; body: any }, expectedPaths: Reado
 
 const step = (text: string, extra: Record<string, unknown> = {}) => ({ type: "message", string: text, ...extra })
 
+/** The sandbox's call counts (per route name), and their reset. */
+const sandbox = (method: string, path: string) =>
+  Effect.gen(function*() {
+    const app = yield* TestApp
+    const res = yield* Effect.promise(() => fetch(`${app.url}${path}`, { method }))
+    const text = yield* Effect.promise(() => res.text())
+    return text === "" ? undefined : JSON.parse(text)
+  })
+const taskBoardCalls = Effect.map(sandbox("GET", "/sandbox/stats"), (s: { calls: Record<string, number> }) =>
+  Object.entries(s.calls).filter(([route]) => route.includes("/taskboard/")).reduce((n, [, c]) => n + c, 0))
+const resetStats = sandbox("DELETE", "/sandbox/stats")
+
+const EMOJI = "\u{1F600}" // one code point, two UTF-16 units
+
 for (const db of dbKinds) {
   layer(TestApp.layer({ capabilities: { db } }), { excludeTestServices: true, timeout: 60_000 })(`forms over HTTP (${db})`, (it) => {
+    // First in the file: it needs the task board's cache cold (nothing before it reads S1's boards).
+    describe("task-board calls (issue #12 item 17)", () => {
+      it.effect("a burst of templates, board listings, creates, reads and updates on one server → one task-board call", () =>
+        Effect.gen(function*() {
+          yield* tokenOf(ALICE_ID)
+          yield* resetStats
+          const answers = yield* Effect.all([
+            ...Array.from({ length: 20 }, () => call("GET", `${formsPath()}/new`)),
+            ...Array.from({ length: 10 }, () => call("GET", `${formsPath()}/taskboardBoards`)),
+            ...Array.from({ length: 10 }, (_, i) => call("POST", formsPath(), { title: `Burst ${i}` }))
+          ], { concurrency: "unbounded" })
+          for (const a of answers) assert.strictEqual(a.status, 200, JSON.stringify(a.body))
+          const ids: Array<number> = answers.slice(30).map((a) => a.body.workflow_id)
+          const reads = yield* Effect.forEach(ids, (id) => call("GET", `${formsPath()}/${id}`), { concurrency: "unbounded" })
+          const writes = yield* Effect.forEach(ids, (id) => call("PATCH", `${formsPath()}/${id}`, { title: "Burst" }), { concurrency: "unbounded" })
+          for (const a of [...reads, ...writes]) assert.strictEqual(a.status, 200, JSON.stringify(a.body))
+          // 60 requests that each need S1's boards: one upstream call, shared (coalesced, then cached).
+          assert.strictEqual(yield* taskBoardCalls, 1)
+          for (const a of reads) assert.deepStrictEqual(a.body.taskboard_boards, reads[0]!.body.taskboard_boards)
+          // An unpaired server needs no call at all.
+          yield* resetStats
+          assert.strictEqual((yield* call("GET", `${formsPath(S2_ID)}/new`)).status, 200)
+          assert.strictEqual(yield* taskBoardCalls, 0)
+          yield* Effect.forEach(ids, (id) => call("DELETE", `${formsPath()}/${id}`))
+        }))
+    })
+
     describe("listings and template", () => {
       it.effect("taskboardOptions lists the six option values", () =>
         Effect.gen(function*() {
@@ -164,11 +205,14 @@ for (const db of dbKinds) {
           assert.isFalse(form.disable_upvote)
           assert.deepStrictEqual(form.taskboard_options, OPTIONS)
           assert.deepStrictEqual(form.taskboard_boards.map((b: { id: string }) => b.id), ["0", ...REAL_BOARDS.map((b) => b.id)])
+          // alias and taskboard_mapping are Strings: "" when unset, never null (decisions.md "Forms").
           assert.deepStrictEqual(form.steps, [
             { step_id: 1, type: "message", string: "Your name?", answers_validation: [], char_limit: [2, 64], alias: "Name", taskboard_mapping: "Title" },
-            { step_id: 2, type: "reaction", string: "Pick a team", answers_validation: ["red", "blue"], char_limit: [1, 2000], alias: null, taskboard_mapping: null },
-            { step_id: 3, type: "message", string: "Why?", answers_validation: ["because"], char_limit: [1, 2000], alias: null, taskboard_mapping: null }
+            { step_id: 2, type: "reaction", string: "Pick a team", answers_validation: ["red", "blue"], char_limit: [1, 2000], alias: "", taskboard_mapping: "" },
+            { step_id: 3, type: "message", string: "Why?", answers_validation: ["because"], char_limit: [1, 2000], alias: "", taskboard_mapping: "" }
           ])
+          // Upper-case colour: stored and returned lower case.
+          assert.strictEqual(form.color_hex, "#abcdef")
 
           const got = yield* call("GET", `${formsPath()}/${id}`)
           assert.strictEqual(got.status, 200, JSON.stringify(got.body))
@@ -224,7 +268,9 @@ for (const db of dbKinds) {
           for (const l of mine) {
             assert.strictEqual(l.module_name, "forms")
             assert.strictEqual(l.user_id, ALICE_ID)
-            assert.strictEqual(l.user_name, ALICE.global_name)
+            // The account username ("alice"), not the display name ("Alice"): decisions.md "Audit logs".
+            assert.strictEqual(l.user_name, ALICE.username)
+            assert.notStrictEqual(l.user_name, ALICE.global_name)
             assert.strictEqual(l.user_avatar, ALICE.avatar)
             assert.isString(l.event_string)
             assert.isFalse(Number.isNaN(Date.parse(l.timestamp)))
@@ -335,7 +381,121 @@ for (const db of dbKinds) {
           assert.strictEqual(ok.status, 200, JSON.stringify(ok.body))
         }))
 
-      it.effect("malformed JSON → 400, a non-JSON content type → 415", () =>
+      it.effect("every problem in one answer: field schemas, rules across fields and the server's rules together (issue #12 item 1)", () =>
+        Effect.gen(function*() {
+          const before = yield* call("GET", formsPath())
+          const voice = channelId(1, 5)
+          const mixed = { title: "", channel_id: voice, role_mentions: [roleId(2, 1)] }
+          assertBadRequest(yield* call("POST", formsPath(), mixed), ["title", "channel_id", "role_mentions[0]"], "title + voice channel + foreign role")
+          assertBadRequest(yield* call("POST", formsPath(), { title: "", workflow_live: true }), ["title", "channel_id"], "title + live without channel")
+          assertBadRequest(
+            yield* call("POST", formsPath(), {
+              title: 5,
+              workflow_live: true,
+              fwd_channel_ids: [voice, 7, channelId(2, 2)],
+              public_mentions: ["x", roleId(2, 1)],
+              taskboard_integration: true,
+              taskboard_board: "nope",
+              steps: [step(""), { type: "poll", string: "q" }]
+            }),
+            [
+              "title", "channel_id", "fwd_channel_ids[0]", "fwd_channel_ids[1]", "fwd_channel_ids[2]", "public_mentions[0]",
+              "public_mentions[1]", "taskboard_board", "steps", "steps[0].string", "steps[1].type"
+            ],
+            "everything at once"
+          )
+          // PATCH runs every rule too; nothing is written by a refused body.
+          const form = yield* call("POST", formsPath(), { title: "Kept" })
+          assert.strictEqual(form.status, 200, JSON.stringify(form.body))
+          const path = `${formsPath()}/${form.body.workflow_id}`
+          assertBadRequest(yield* call("PATCH", path, mixed), ["title", "channel_id", "role_mentions[0]"], "PATCH")
+          assert.strictEqual((yield* call("GET", path)).body.title, "Kept")
+          assert.strictEqual((yield* call("DELETE", path)).status, 200)
+          assert.deepStrictEqual((yield* call("GET", formsPath())).body, before.body)
+        }))
+
+      it.effect("messages name the field and what it expects in words, never an internal schema name", () =>
+        Effect.gen(function*() {
+          const r = yield* call("POST", formsPath(), {
+            title: 5,
+            workflow_live: "yes",
+            color_hex: "#12345",
+            steps: [{ type: "poll", alias: 5, taskboard_mapping: "Card" }, "x"]
+          })
+          assert.strictEqual(r.status, 400, JSON.stringify(r.body))
+          for (const e of r.body.errors) {
+            const path = e.additionalProperties.path as string
+            assert.isTrue(e.message.startsWith(`${path}: `), e.message)
+            assert.notMatch(e.message, /FormInput|StepInput|Expected [a-z]+( \||,)|Missing key/, e.message)
+          }
+          const byPath = Object.fromEntries(r.body.errors.map((e: { message: string; additionalProperties: { path: string } }) => [e.additionalProperties.path, e.message]))
+          assert.strictEqual(byPath["title"], "title: expected a text of 1 to 256 characters")
+          assert.strictEqual(byPath["workflow_live"], "workflow_live: expected true or false")
+          assert.strictEqual(byPath["steps[0].string"], "steps[0].string: is required")
+          assert.strictEqual(byPath["steps[1]"], "steps[1]: expected a step: an object with type and string")
+          const notObject = yield* call("POST", formsPath(), [])
+          assert.strictEqual(notObject.status, 400)
+          assert.match(notObject.body.errors[0].message, /JSON object/)
+        }))
+
+      it.effect("lengths count code points: 256 emoji are a valid title, 2,000 a valid step; one more is refused", () =>
+        Effect.gen(function*() {
+          const ok = yield* call("POST", formsPath(S2_ID), {
+            title: EMOJI.repeat(256),
+            steps: [step(EMOJI.repeat(2000), { alias: EMOJI.repeat(256), answers_validation: [EMOJI.repeat(100)] })]
+          })
+          assert.strictEqual(ok.status, 200, JSON.stringify(ok.body).slice(0, 500))
+          assert.strictEqual(ok.body.title, EMOJI.repeat(256))
+          assert.strictEqual(ok.body.steps[0].string, EMOJI.repeat(2000))
+          assert.strictEqual((yield* call("DELETE", `${formsPath(S2_ID)}/${ok.body.workflow_id}`)).status, 200)
+          const over = yield* call("POST", formsPath(S2_ID), {
+            title: EMOJI.repeat(257),
+            steps: [step(EMOJI.repeat(2001), { alias: EMOJI.repeat(257), answers_validation: [EMOJI.repeat(101)] })]
+          })
+          assertBadRequest(over, ["title", "steps[0].string", "steps[0].alias", "steps[0].answers_validation[0]"], "one code point over")
+        }))
+
+      it.effect("feed option limits count code points too: 600 emoji are a valid custom_header (limit 1,024)", () =>
+        Effect.gen(function*() {
+          const app = yield* TestApp
+          const rss = `/api/v1/bots/${BOT2_ID}/servers/${S1_ID}/modules/rss/feeds`
+          const created = yield* call("POST", rss, {
+            feed_identifier: `${app.url}${RSS_PATHS.rss}`,
+            webhook_channel: channelId(1, 3),
+            webhook_options: { custom_header: EMOJI.repeat(600), "webhook-name": EMOJI.repeat(32), filter_words: [EMOJI.repeat(100)] }
+          })
+          assert.strictEqual(created.status, 200, JSON.stringify(created.body).slice(0, 500))
+          assert.strictEqual(created.body.webhook_options.custom_header, EMOJI.repeat(600))
+          assert.strictEqual((yield* call("DELETE", `${rss}/${created.body.id}`)).status, 200)
+          const over = yield* call("POST", rss, {
+            feed_identifier: `${app.url}${RSS_PATHS.rss}`,
+            webhook_channel: channelId(1, 3),
+            webhook_options: { custom_header: EMOJI.repeat(1025), "webhook-name": EMOJI.repeat(33), filter_words: [EMOJI.repeat(101)] }
+          })
+          assertBadRequest(over, [
+            "webhook_options.custom_header",
+            "webhook_options.webhook-name",
+            "webhook_options.filter_words[0]"
+          ], "feed options one code point over")
+        }))
+
+      it.effect("color_hex upper case is stored and listed lower case; board 0 on a server without a paired team → 400", () =>
+        Effect.gen(function*() {
+          const created = yield* call("POST", formsPath(S2_ID), { title: "Colour", color_hex: "#A1B2C3" })
+          assert.strictEqual(created.status, 200, JSON.stringify(created.body))
+          assert.strictEqual(created.body.color_hex, "#a1b2c3")
+          const listed = (yield* call("GET", formsPath(S2_ID))).body.forms.find((f: { workflow_id: number }) => f.workflow_id === created.body.workflow_id)
+          assert.strictEqual(listed.color_hex, "#a1b2c3")
+          assert.strictEqual((yield* call("DELETE", `${formsPath(S2_ID)}/${created.body.workflow_id}`)).status, 200)
+          // S2 has no paired team: only -1 is a board there (decisions.md "Forms").
+          const zero = yield* call("POST", formsPath(S2_ID), { title: "Board", taskboard_board: "0" })
+          assertBadRequest(zero, ["taskboard_board"], "board 0 unpaired")
+          const none = yield* call("POST", formsPath(S2_ID), { title: "Board", taskboard_board: "-1" })
+          assert.strictEqual(none.status, 200, JSON.stringify(none.body))
+          assert.strictEqual((yield* call("DELETE", `${formsPath(S2_ID)}/${none.body.workflow_id}`)).status, 200)
+        }))
+
+            it.effect("malformed JSON → 400, a non-JSON content type → 415", () =>
         Effect.gen(function*() {
           const token = yield* tokenOf(ALICE_ID)
           const bad = yield* raw({ token, method: "POST", body: "{", headers: { "content-type": "application/json" } }, formsPath())
@@ -411,6 +571,72 @@ for (const db of dbKinds) {
           const r = yield* call("GET", `${formsPath()}/abc`)
           assert.strictEqual(r.status, 400, JSON.stringify(r.body))
           assert.include(paths(r.body), "formId")
+        }))
+
+      it.effect("path ids are canonical positive decimals: other notations → 400 naming the parameter; canonical unknown → 404", () =>
+        Effect.gen(function*() {
+          const created = yield* call("POST", formsPath(), { title: "Canonical" })
+          assert.strictEqual(created.status, 200, JSON.stringify(created.body))
+          const id = created.body.workflow_id as number
+          const spellings = [`0${id}`, `0x${id.toString(16)}`, `${id}e0`, `%20${id}`, `-${id}`, `+${id}`, `${id}.0`, `%2B${id}`, "0"]
+          for (const spelled of spellings) {
+            for (const method of ["GET", "PATCH", "DELETE"] as const) {
+              const r = yield* call(method, `${formsPath()}/${spelled}`, method === "PATCH" ? { title: "x" } : undefined)
+              assert.strictEqual(r.status, 400, `${method} ${spelled}: ${JSON.stringify(r.body)}`)
+              assert.deepStrictEqual(paths(r.body), ["formId"], spelled)
+              assert.include(r.body.errors[0].message, "formId")
+            }
+          }
+          assert.strictEqual((yield* call("GET", `${formsPath()}/${id}`)).body.title, "Canonical")
+          for (const unknown of ["9007199254740993", "99999999999999999999999", "9".repeat(400)]) {
+            for (const method of ["GET", "PATCH", "DELETE"] as const) {
+              const r = yield* call(method, `${formsPath()}/${unknown}`, method === "PATCH" ? { title: "x" } : undefined)
+              assert.strictEqual(r.status, 404, `${method} ${unknown}: ${JSON.stringify(r.body)}`)
+            }
+          }
+          // :appClientId and :serverId: the same rule, on every route.
+          const server = yield* call("GET", `/api/v1/bots/${BOT1_ID}/servers/0${S1_ID}/modules/forms`)
+          assert.strictEqual(server.status, 400, JSON.stringify(server.body))
+          assert.deepStrictEqual(paths(server.body), ["serverId"])
+          const bot = yield* call("GET", `/api/v1/bots/+${BOT1_ID}/servers`)
+          assert.strictEqual(bot.status, 400, JSON.stringify(bot.body))
+          assert.deepStrictEqual(paths(bot.body), ["appClientId"])
+          assert.strictEqual((yield* call("GET", `/api/v1/bots/${BOT1_ID}/servers/9${S1_ID}/modules/forms`)).status, 404)
+          assert.strictEqual((yield* call("GET", `/api/v1/bots/9${BOT1_ID}/servers`)).status, 404)
+          // :feedId.
+          const rss = `/api/v1/bots/${BOT2_ID}/servers/${S1_ID}/modules/rss/feeds`
+          for (const spelled of ["01", "0x1", "1e0", "-1", "+1"]) {
+            const r = yield* call("DELETE", `${rss}/${spelled}`)
+            assert.strictEqual(r.status, 400, `${spelled}: ${JSON.stringify(r.body)}`)
+            assert.deepStrictEqual(paths(r.body), ["feedId"])
+          }
+          assert.strictEqual((yield* call("DELETE", `${rss}/987654321987`)).status, 404)
+          assert.strictEqual((yield* call("DELETE", `${formsPath()}/${id}`)).status, 200)
+        }))
+
+      it.effect("at most 50 forms per server: concurrent creates stop at exactly 50, the others → 400; a delete makes room", () =>
+        Effect.gen(function*() {
+          // Bot 2's forms module on S1: a scope no other test fills.
+          const path = formsPath(S1_ID, BOT2_ID)
+          const answers = yield* Effect.forEach(
+            Array.from({ length: 56 }, (_, i) => i),
+            (i) => call("POST", path, { title: `Form ${i}` }),
+            { concurrency: "unbounded" }
+          )
+          const created = answers.filter((a) => a.status === 200)
+          const refused = answers.filter((a) => a.status !== 200)
+          assert.strictEqual(created.length, 50)
+          for (const r of refused) {
+            assert.strictEqual(r.status, 400, JSON.stringify(r.body))
+            assert.match(r.body.errors[0].message, /already has 50 forms/)
+            assert.strictEqual(r.body.errors[0].additionalProperties.limit, 50)
+          }
+          assert.strictEqual((yield* call("GET", path)).body.forms.length, 50)
+          assert.strictEqual((yield* call("DELETE", `${path}/${created[0]!.body.workflow_id}`)).status, 200)
+          assert.strictEqual((yield* call("POST", path, { title: "One more" })).status, 200)
+          assert.strictEqual((yield* call("POST", path, { title: "Too many" })).status, 400)
+          const all = (yield* call("GET", path)).body.forms as ReadonlyArray<{ workflow_id: number }>
+          yield* Effect.forEach(all, (f) => call("DELETE", `${path}/${f.workflow_id}`), { concurrency: 8 })
         }))
     })
   })

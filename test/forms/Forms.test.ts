@@ -3,7 +3,7 @@ import { Effect, Exit, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { BadRequest, NotFound, ServiceUnavailable } from "../../src/domain/Errors.ts"
 import { FormsRepoSql } from "../../src/layers/sql/FormsRepoSql.ts"
-import { Forms } from "../../src/services/Forms.ts"
+import { Forms, FormsSettings } from "../../src/services/Forms.ts"
 import { FormsRepo } from "../../src/services/FormsRepo.ts"
 import { dbKinds, testDb } from "../utils/Db.ts"
 import {
@@ -46,7 +46,8 @@ const withAuditFailing = <A, E, R>(self: Effect.Effect<A, E, R>) =>
 
 for (const kind of dbKinds) {
   const env = Forms.layer.pipe(
-    Layer.provideMerge(Layer.mergeAll(FormsRepoSql, AuditLogSqlFailing, TaskBoardFake)),
+    // A small limit, so that the limit's test needs few forms (the other tests stay below it per server).
+    Layer.provideMerge(Layer.mergeAll(FormsRepoSql, AuditLogSqlFailing, TaskBoardFake, Layer.succeed(FormsSettings, { maxFormsPerServer: 3 }))),
     Layer.provideMerge(testDb(kind))
   )
 
@@ -110,7 +111,7 @@ for (const kind of dbKinds) {
         assert.strictEqual(created.taskboard_board, "0")
         assert.isFalse(created.anonymize)
         assert.deepStrictEqual(created.steps, [
-          { step_id: 1, type: "message", string: "Why?", answers_validation: [], char_limit: [1, 2000], alias: null, taskboard_mapping: null },
+          { step_id: 1, type: "message", string: "Why?", answers_validation: [], char_limit: [1, 2000], alias: "", taskboard_mapping: "" },
           { step_id: 2, type: "reaction", string: "Pick", answers_validation: ["a", "b"], char_limit: [2, 3], alias: "pick", taskboard_mapping: "Title" }
         ])
         assert.deepStrictEqual(created.taskboard_options, OPTIONS)
@@ -196,6 +197,78 @@ for (const kind of dbKinds) {
         assert.deepStrictEqual(paths(mismatch as BadRequest), ["workflow_id"])
         assert.strictEqual((yield* forms.get(a, workflow_id!)).title, "Valid")
         assert.deepStrictEqual((yield* auditRows(a.serverId)).map((r) => r.event_type), ["PUSH", "GET"])
+      }))
+
+    it.effect("every rule runs at once: schema, cross-field and server problems in one BadRequest, nothing written", () =>
+      Effect.gen(function*() {
+        const forms = yield* Forms
+        const a = access(server(8))
+        const e = yield* Effect.flip(forms.create(a, {
+          title: "",
+          workflow_live: true,
+          color_hex: "red",
+          fwd_channel_ids: [VOICE, 5],
+          role_mentions: ["1"],
+          taskboard_integration: true,
+          taskboard_board: "b-2",
+          steps: [{ type: "message", string: "" }]
+        }))
+        assert.instanceOf(e, BadRequest)
+        assert.sameMembers(paths(e as BadRequest), [
+          "title", "color_hex", "fwd_channel_ids[1]", "steps[0].string", // schema
+          "channel_id", "steps", // across fields: live without channel_id, integration without a Title step
+          "fwd_channel_ids[0]", "role_mentions[0]" // the server, on every well-formed element (also of a malformed list)
+        ])
+        for (const p of (e as BadRequest).problems) {
+          const path = String(p.additionalProperties?.["path"])
+          assert.isTrue(p.message.startsWith(`${path}: `), p.message)
+        }
+        for (const body of [null, [], "form", 5]) {
+          const notObject = yield* Effect.flip(forms.create(a, body))
+          assert.match((notObject as BadRequest).problems[0]!.message, /JSON object/)
+        }
+        assert.strictEqual(yield* formCount(a.serverId), 0)
+        assert.deepStrictEqual(yield* auditRows(a.serverId), [])
+      }))
+
+    it.effect("colour stored and returned lower case; alias and taskboard_mapping \"\" when unset (null, absent or \"\")", () =>
+      Effect.gen(function*() {
+        const forms = yield* Forms
+        const a = access(server(9))
+        const created = yield* forms.create(a, {
+          title: "Colours",
+          color_hex: "#ABCDEF",
+          steps: [
+            { type: "message", string: "a", alias: null, taskboard_mapping: null },
+            { type: "message", string: "b", alias: "", taskboard_mapping: "" },
+            { type: "message", string: "c" }
+          ]
+        })
+        assert.strictEqual(created.color_hex, "#abcdef")
+        for (const s of created.steps) {
+          assert.strictEqual(s.alias, "")
+          assert.strictEqual(s.taskboard_mapping, "")
+        }
+        assert.strictEqual((yield* forms.list(a)).forms[0]!.color_hex, "#abcdef")
+        assert.deepStrictEqual(yield* forms.get(a, created.workflow_id!), created)
+        // What a read answers can be written back as is.
+        const again = yield* forms.update(a, created.workflow_id!, created)
+        assert.deepStrictEqual(again.steps, created.steps)
+      }))
+
+    it.effect("at most maxFormsPerServer forms per server: the next create → 400 naming the limit, nothing written", () =>
+      Effect.gen(function*() {
+        const forms = yield* Forms
+        const a = access(server(7))
+        for (const i of [1, 2, 3]) yield* forms.create(a, input({ title: `F${i}` }))
+        const e = yield* Effect.flip(forms.create(a, input({ title: "F4" })))
+        assert.instanceOf(e, BadRequest)
+        assert.match((e as BadRequest).problems[0]!.message, /already has 3 forms/)
+        assert.deepStrictEqual((e as BadRequest).problems[0]!.additionalProperties, { limit: 3 })
+        assert.strictEqual(yield* formCount(a.serverId), 3)
+        assert.deepStrictEqual((yield* auditRows(a.serverId)).map((r) => r.event_type), ["PUSH", "PUSH", "PUSH"])
+        // Another bot on the same server has its own forms module.
+        yield* forms.create(access(server(7), "900000000000000002"), input({ title: "Other bot" }))
       }))
 
     it.effect("task board: a real board of the paired team; no team → 400", () =>

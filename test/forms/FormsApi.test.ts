@@ -14,7 +14,7 @@ import { SchemaErrorsLive } from "../../src/http/Envelope.ts"
 import { FormsHandlers } from "../../src/http/handlers/Forms.ts"
 import { Authorization, CurrentPrincipal, SchemaErrors } from "../../src/http/Middleware.ts"
 import { Directory } from "../../src/services/Directory.ts"
-import { Forms } from "../../src/services/Forms.ts"
+import { Forms, FormsSettings } from "../../src/services/Forms.ts"
 import { AuditLogMemory, AuditLogMemoryStore } from "../layers/AuditLogMemory.ts"
 import { FormsRepoMemory } from "../layers/FormsRepoMemory.ts"
 import { stub } from "../layers/Stub.ts"
@@ -53,7 +53,7 @@ const DirectoryFake = stub(Directory, {
 
 const HandlersLayer = FormsHandlers.pipe(
   Layer.provide(Forms.layer),
-  Layer.provide(Layer.mergeAll(FormsRepoMemory, TaskBoardFake, DirectoryFake)),
+  Layer.provide(Layer.mergeAll(FormsRepoMemory, TaskBoardFake, DirectoryFake, FormsSettings.layerDefaults)),
   Layer.provideMerge(AuditLogMemory),
   Layer.provideMerge(Layer.mergeAll(AuthorizationFake, SchemaErrorsLive))
 )

@@ -2,7 +2,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { BadRequest } from "../../src/domain/Errors.ts"
 import { FormsRepoSql } from "../../src/layers/sql/FormsRepoSql.ts"
-import { FormsRepo } from "../../src/services/FormsRepo.ts"
+import { FormsLimitReached, FormsRepo } from "../../src/services/FormsRepo.ts"
 import { FormsRepoMemory } from "../layers/FormsRepoMemory.ts"
 import { dbKinds, testDb } from "../utils/Db.ts"
 import { BOT, formData, OTHER_SERVER, SERVER, step } from "./fixtures.ts"
@@ -28,7 +28,7 @@ for (const [kind, repoLayer] of repos) {
         assert.isTrue(created.workflow_id > 0)
         assert.deepStrictEqual(created.steps.map((s) => s.step_id), [1, 2, 3])
         assert.deepStrictEqual(created.steps[0], {
-          step_id: 1, type: "message", string: "Why?", answers_validation: [], char_limit: [5, 500], alias: "why", taskboard_mapping: null
+          step_id: 1, type: "message", string: "Why?", answers_validation: [], char_limit: [5, 500], alias: "why", taskboard_mapping: ""
         })
         assert.isFalse(Number.isNaN(Date.parse(created.timestamp_created)))
 
@@ -116,6 +116,28 @@ for (const [kind, repoLayer] of repos) {
         assert.deepStrictEqual(paths(inTx as BadRequest), ["steps[0].string"])
         assert.deepStrictEqual((yield* repo.list(nul)).map((f) => f.title), ["Kept"])
         assert.deepStrictEqual(Option.getOrThrow(yield* repo.find(nul, kept.workflow_id)), kept)
+      }))
+
+    it.effect("limit: 20 concurrent creates against a limit of 5 → exactly 5 stored, the rest FormsLimitReached", () =>
+      Effect.gen(function*() {
+        const repo = yield* FormsRepo
+        const limited = { botId: BOT, serverId: "800000000000000079" }
+        const results = yield* Effect.forEach(
+          Array.from({ length: 20 }, (_, i) => i),
+          (i) => Effect.result(repo.transaction(repo.create(limited, formData(`F${i}`), 5))),
+          { concurrency: "unbounded" }
+        )
+        const refused = results.filter((r) => r._tag === "Failure").map((r) => r.failure)
+        assert.strictEqual(results.length - refused.length, 5)
+        for (const e of refused) {
+          assert.instanceOf(e, FormsLimitReached)
+          assert.strictEqual((e as FormsLimitReached).limit, 5)
+        }
+        assert.strictEqual((yield* repo.list(limited)).length, 5)
+        // Another scope has its own count; no limit given, no limit applied.
+        yield* repo.create({ ...limited, botId: "900000000000000002" }, formData("Other bot"), 5)
+        yield* repo.create(limited, formData("Unlimited"))
+        assert.strictEqual((yield* repo.list(limited)).length, 6)
       }))
 
     it.effect("20 concurrent updates of one form: the final form is exactly one of them", () =>

@@ -90,8 +90,8 @@ export const step = (text: string, extra: Partial<FormData["steps"][number]> = {
   string: text,
   answers_validation: [],
   char_limit: [1, 2000],
-  alias: null,
-  taskboard_mapping: null,
+  alias: "",
+  taskboard_mapping: "",
   ...extra
 })
 

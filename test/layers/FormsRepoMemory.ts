@@ -6,7 +6,7 @@
  */
 import { Clock, Effect, Layer, Option, Ref, Semaphore } from "effect"
 import type { StoredForm } from "../../src/domain/Form.ts"
-import { FormsRepo } from "../../src/services/FormsRepo.ts"
+import { FormsLimitReached, FormsRepo } from "../../src/services/FormsRepo.ts"
 import type { FormData, FormScope } from "../../src/services/FormsRepo.ts"
 import { rejectedValue, unstorablePaths } from "../../src/layers/sql/SqlFailure.ts"
 
@@ -57,13 +57,17 @@ export const makeFormsRepoMemory = Effect.gen(function*() {
             color_hex: form.color_hex
           }))),
     find,
-    create: (scope, data) =>
+    create: (scope, data, limit) =>
       Effect.andThen(storable(data), Clock.currentTimeMillis).pipe(Effect.flatMap((now) =>
-        Ref.modify(state, (s) => {
+        // Count and insert in one atomic step, like the SQL layer's lock.
+        Ref.modify(state, (s): [StoredForm | undefined, State] => {
+          const held = [...s.forms.values()].filter((e) => inScope(e, scope)).length
+          if (limit !== undefined && held >= limit) return [undefined, s]
           const form = toStored(s.nextId, new Date(now).toISOString(), data)
           const forms = new Map(s.forms).set(form.workflow_id, { scope, form })
           return [form, { nextId: s.nextId + 1, forms }]
-        }))),
+        })),
+        Effect.flatMap((form) => form === undefined ? Effect.fail(new FormsLimitReached({ limit: limit ?? 0 })) : Effect.succeed(form))),
     update: (scope, id, data) =>
       Effect.andThen(storable(data), Ref.modify(state, (s) => {
         const entry = s.forms.get(id)

@@ -3,7 +3,8 @@
  * team's open boards, undefined for an unpaired server or a pairing Trello refuses, time-out and 5xx.
  */
 import { assert, layer } from "@effect/vitest"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer, Logger, Redacted } from "effect"
+import { DependencyHealth, makeDependencyHealth } from "../../src/services/DependencyHealth.ts"
 import { TaskBoardTrello, type TaskBoardOptions } from "../../src/layers/taskboard/TaskBoardTrello.ts"
 import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
 import { S1_ID, S2_ID } from "../../src/sandbox/Seed.ts"
@@ -23,7 +24,8 @@ const withBoard = <A, E, R>(
 
 const Env = Layer.unwrap(Effect.gen(function*() {
   const url = yield* SandboxUrl
-  return TaskBoardTrello.layer(SandboxMode.taskBoardOptions(url, "1 second"))
+  // cacheTtl 0: these tests fault the twin between reads of one server (the cache: test/forms/TaskBoardCache.test.ts).
+  return TaskBoardTrello.layer({ ...SandboxMode.taskBoardOptions(url, "1 second"), cacheTtl: 0 })
 })).pipe(Layer.provideMerge(SandboxServer))
 
 const ROUTE = "GET /sandbox/taskboard/1/organizations/{teamId}/boards"
@@ -67,5 +69,46 @@ layer(Env, { excludeTestServices: true })("TaskBoardTrello against the Trello tw
       const down = yield* Effect.flip(t.boards(S1_ID))
       assert.strictEqual(down._tag, "ServiceUnavailable")
       assert.include(down.problems[0]?.message ?? "", "task board")
+    }))
+})
+
+layer(Env, { excludeTestServices: true })("TaskBoardTrello: every 503 says when to retry", (it) => {
+  it.effect("5xx, 429 without a wait, and an unreachable Trello are ServiceUnavailable with retry_after", () =>
+    Effect.gen(function*() {
+      const t = yield* TaskBoard
+      yield* fault(ROUTE, "500")
+      const down = yield* Effect.flip(t.boards(S1_ID))
+      assert.strictEqual(down._tag, "ServiceUnavailable")
+      assert.isAtLeast(Number(down.problems[0]?.additionalProperties?.["retry_after"]), 1)
+      // Nothing listens on port 9 of the loopback address.
+      const unreachable = yield* Effect.flip(
+        TaskBoard.use((b) => b.boards(S1_ID)).pipe(Effect.provide(TaskBoardTrello.layer({
+          ...SandboxMode.taskBoardOptions("http://127.0.0.1:9", "1 second"),
+          pairings: () => Effect.succeed({ teamId: "team", key: Redacted.make("k"), token: Redacted.make("t") })
+        })))
+      )
+      assert.strictEqual(unreachable._tag, "ServiceUnavailable")
+      assert.isAtLeast(Number(unreachable.problems[0]?.additionalProperties?.["retry_after"]), 1)
+    }))
+})
+
+layer(Env, { excludeTestServices: true })("TaskBoardTrello: outage logging", (it) => {
+  it.effect("three failed calls and a good one log one line down and one line back", () =>
+    Effect.gen(function*() {
+      const lines: Array<string> = []
+      const capture = Logger.layer([Logger.make((o) => {
+        lines.push(String(Array.isArray(o.message) ? o.message[0] : o.message))
+      })])
+      const pairing = () => Effect.succeed({ teamId: "team", key: Redacted.make("k"), token: Redacted.make("t") })
+      const url = yield* SandboxUrl
+      const live = TaskBoardTrello.layer({ ...SandboxMode.taskBoardOptions(url, "1 second"), pairings: pairing, cacheTtl: 0 })
+      yield* fault(ROUTE, "500", 3)
+      yield* Effect.gen(function*() {
+        const t = yield* TaskBoard
+        for (let i = 0; i < 3; i++) assert.strictEqual((yield* Effect.flip(t.boards(S1_ID)))._tag, "ServiceUnavailable")
+        yield* Effect.ignore(t.boards(S1_ID))
+      }).pipe(Effect.provide(Layer.mergeAll(live, capture, Layer.succeed(DependencyHealth, makeDependencyHealth()))))
+      const health = lines.filter((l) => l.startsWith("dependency") || l.includes("answered"))
+      assert.deepStrictEqual(health, ["dependency down: task board (Trello)", "dependency back: task board (Trello)"], lines.join("\n"))
     }))
 })

@@ -1,5 +1,13 @@
-/** The forms routes: access to the server's forms module (Directory), then the Forms service. */
+/**
+ * The forms routes: access to the server's forms module (Directory), then the Forms service.
+ * POST and PATCH take the body as sent (`handleRaw`): the Forms service runs every rule on it at
+ * once, field schemas and server checks alike (decisions.md "Errors": one 400 lists every
+ * problem), where the framework's decoding would stop at the first failing stage. The endpoints
+ * still declare FormInput, for the OpenAPI document and the typed client.
+ */
 import { Effect } from "effect"
+import type { HttpServerRequest } from "effect/http"
+import { BadRequest } from "../../domain/Errors.ts"
 import { HttpApiBuilder } from "effect/http-api"
 import type { ServerAccess } from "../../services/Directory.ts"
 import { Directory } from "../../services/Directory.ts"
@@ -26,15 +34,23 @@ export const FormsHandlers = HttpApiBuilder.group(
         return yield* f(yield* directory.access(principal, params.appClientId, params.serverId, "forms"))
       })
 
+    /** The JSON body; malformed JSON is a 400, a body over the limit stays the framework's 413. */
+    const body = (request: HttpServerRequest.HttpServerRequest) =>
+      Effect.catch(request.json, (e) =>
+        e.reason._tag === "RequestParseError" && e.reason.reason !== "BodyTooLarge"
+          ? Effect.fail(BadRequest.of("The body is not valid JSON: send the form as a JSON object."))
+          : Effect.die(e))
+
     return handlers
       .handle("taskboardOptions", ({ params }) => withAccess(params, () => forms.taskboardOptions))
       .handle("taskboardBoards", ({ params }) => withAccess(params, forms.taskboardBoards))
       .handle("list", ({ params }) => withAccess(params, forms.list))
       .handle("template", ({ params }) => withAccess(params, forms.template))
       .handle("get", ({ params }) => withAccess(params, (access) => forms.get(access, params.formId)))
-      .handle("create", ({ params, payload }) => withAccess(params, (access) => forms.create(access, payload)))
-      .handle("update", ({ params, payload }) =>
-        withAccess(params, (access) => forms.update(access, params.formId, payload)))
+      .handleRaw("create", ({ params, request }) =>
+        withAccess(params, (access) => Effect.flatMap(body(request), (b) => forms.create(access, b))))
+      .handleRaw("update", ({ params, request }) =>
+        withAccess(params, (access) => Effect.flatMap(body(request), (b) => forms.update(access, params.formId, b))))
       .handle("delete", ({ params }) => withAccess(params, (access) => forms.remove(access, params.formId)))
   })
 )

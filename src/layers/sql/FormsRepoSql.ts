@@ -6,7 +6,7 @@ import { Array as Arr, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { FORM_FLAGS } from "../../domain/Form.ts"
 import type { FormFlag, StoredForm } from "../../domain/Form.ts"
-import { FormsRepo } from "../../services/FormsRepo.ts"
+import { FormsLimitReached, FormsRepo } from "../../services/FormsRepo.ts"
 import type { FormData } from "../../services/FormsRepo.ts"
 import { sqlFailure } from "./SqlFailure.ts"
 
@@ -82,8 +82,15 @@ export const FormsRepoSql = Layer.effect(FormsRepo, Effect.gen(function*() {
           WHERE workflow_id = ${id} AND bot_id = ${scope.botId} AND server_id = ${scope.serverId}`
         return rows[0] === undefined ? Option.none() : Option.some(yield* load(rows[0]))
       })).pipe(Effect.withSpan("FormsRepo.find")),
-    create: (scope, data) =>
+    create: (scope, data, limit) =>
       write(data)(atomic(Effect.gen(function*() {
+        if (limit !== undefined) {
+          // Serialises creates of one scope until commit, so the count and the insert see the same state.
+          yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`forms:${scope.botId}:${scope.serverId}`}))`
+          const counted = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM forms
+            WHERE bot_id = ${scope.botId} AND server_id = ${scope.serverId}`
+          if ((counted[0]?.n ?? 0) >= limit) return yield* new FormsLimitReached({ limit })
+        }
         const rows = yield* sql<FormRow>`INSERT INTO forms (bot_id, server_id, title, color_hex, channel_id,
             fwd_channel_ids, role_mentions, public_mentions, flags, taskboard_board)
           VALUES (${scope.botId}, ${scope.serverId}, ${data.title}, ${data.color_hex}, ${data.channel_id},
@@ -169,7 +176,8 @@ const toStored = (row: FormRow, steps: ReadonlyArray<StepRow>): StoredForm => ({
     string: s.string,
     answers_validation: s.answers_validation,
     char_limit: [s.char_limit_min, s.char_limit_max] as const,
-    alias: s.alias,
-    taskboard_mapping: s.taskboard_mapping
+    // Rows written before "" meant unset may hold NULL: the contract's Strings are never null.
+    alias: s.alias ?? "",
+    taskboard_mapping: s.taskboard_mapping ?? ""
   }))
 })

@@ -6,8 +6,17 @@
  * table with encrypted credentials) or, in sandbox mode, the sandbox's one (src/sandbox/SandboxMode.ts).
  * A pairing Trello no longer accepts (401, or the team is gone: 400/404) counts as unpaired, logged
  * as a warning, so the forms show board `-1` and the owner pairs again.
+ *
+ * Every form read and write needs the server's boards (issue #12: 60 of 84 upstream calls in a
+ * burst were this one read), so a server's boards are cached per instance, like the chat client's
+ * reads (DiscordCache.ts): identical concurrent reads make one call (coalescing) and an answer is
+ * kept `cacheTtl` (default 30 s); failures are never kept. The key is the server *and its pairing*
+ * (team and a hash of the credentials), and the pairing itself is read on every call: pairing,
+ * re-pairing or unpairing (the CLI, another process) takes effect at the next request, and only a
+ * change made inside Trello (a board opened, renamed or closed) waits out the TTL.
  */
-import { Duration, Effect, Layer, Redacted, Schema } from "effect"
+import { Cache, Duration, Effect, Equal, Exit, Hash, Layer, Redacted, Schema } from "effect"
+import { createHash } from "node:crypto"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import type { RequestTimeout, ServiceUnavailable } from "../../domain/Errors.ts"
 import type { Board } from "../../domain/Form.ts"
@@ -26,6 +35,30 @@ export interface TaskBoardOptions {
   readonly timeout?: Duration.Input | undefined
   /** The server's pairing, or undefined when it has none. */
   readonly pairings: (serverId: string) => Effect.Effect<TaskBoardPairing | undefined, RequestTimeout | ServiceUnavailable>
+  /** How long a server's boards are kept; 0 only coalesces concurrent reads. Default 30 s. */
+  readonly cacheTtl?: Duration.Input | undefined
+  /** Servers kept. Default 10,000. */
+  readonly cacheCapacity?: number | undefined
+}
+
+/** A cache key: equal by server and pairing (team + credentials hash), carrying the pairing for the lookup. */
+class BoardsKey {
+  constructor(
+    readonly id: string,
+    readonly serverId: string,
+    readonly pairing: TaskBoardPairing
+  ) {}
+  [Equal.symbol](that: unknown): boolean {
+    return that instanceof BoardsKey && that.id === this.id
+  }
+  [Hash.symbol](): number {
+    return Hash.string(this.id)
+  }
+}
+
+const keyOf = (serverId: string, p: TaskBoardPairing) => {
+  const credentials = createHash("sha256").update(`${Redacted.value(p.key)}\n${Redacted.value(p.token)}`).digest("base64url")
+  return new BoardsKey(`${serverId}\n${p.teamId}\n${credentials}`, serverId, p)
 }
 
 const Boards = Schema.Array(Schema.Struct({ id: Schema.String, name: Schema.String }))
@@ -43,10 +76,8 @@ const make = (options: TaskBoardOptions) =>
     }
     const baseUrl = options.baseUrl ?? "https://api.trello.com"
 
-    const boards = (serverId: string): Effect.Effect<ReadonlyArray<Board> | undefined, RequestTimeout | ServiceUnavailable> =>
+    const fetchBoards = ({ pairing, serverId }: BoardsKey): Effect.Effect<ReadonlyArray<Board> | undefined, RequestTimeout | ServiceUnavailable> =>
       Effect.gen(function*() {
-        const pairing = yield* options.pairings(serverId)
-        if (pairing === undefined) return undefined
         const answer = yield* sendRaw(
           u,
           get(baseUrl, `/1/organizations/${encodeURIComponent(pairing.teamId)}/boards`, {
@@ -65,6 +96,16 @@ const make = (options: TaskBoardOptions) =>
         if (answer.status !== 200) return yield* Effect.fail(unavailable(u, `refused the request (${answer.status})`))
         return yield* decode(u, Boards)(answer.body)
       }).pipe(Effect.withSpan("TaskBoard.boards", { attributes: { serverId } }))
+
+    const ttl = options.cacheTtl ?? "30 seconds"
+    const cache = yield* Cache.makeWith(fetchBoards, {
+      capacity: options.cacheCapacity ?? 10_000,
+      timeToLive: (exit) => (Exit.isSuccess(exit) ? ttl : Duration.zero)
+    })
+
+    const boards = (serverId: string): Effect.Effect<ReadonlyArray<Board> | undefined, RequestTimeout | ServiceUnavailable> =>
+      Effect.flatMap(options.pairings(serverId), (pairing) =>
+        pairing === undefined ? Effect.succeed(undefined) : Cache.get(cache, keyOf(serverId, pairing)))
 
     return TaskBoard.of({ boards })
   })

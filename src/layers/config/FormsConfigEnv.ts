@@ -1,0 +1,16 @@
+/**
+ * FormsSettings from the environment: FORMS_MAX_PER_SERVER (default 50, decisions.md "Forms"). A bad
+ * value stops start-up with one line naming the variable, like the rest of the configuration.
+ */
+import { Config, Effect, Layer } from "effect"
+import { FormsSettings } from "../../services/Forms.ts"
+import { ConfigInvalid } from "./AppConfig.ts"
+
+export const FormsConfigEnv = Layer.effect(FormsSettings, Effect.gen(function*() {
+  const raw = yield* Config.String("FORMS_MAX_PER_SERVER").pipe(Config.withDefault(""))
+  const max = raw.trim() === "" ? FormsSettings.defaults.maxFormsPerServer : Number(raw)
+  if (!Number.isSafeInteger(max) || max < 1) {
+    return yield* new ConfigInvalid({ message: `FORMS_MAX_PER_SERVER: expected a positive integer, got ${raw}` })
+  }
+  return FormsSettings.of({ maxFormsPerServer: max })
+}))
