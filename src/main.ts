@@ -4,7 +4,8 @@ import { Effect, Exit, Layer, Logger, References } from "effect"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { AppLive } from "./layers/App.ts"
-import { loadConfig } from "./layers/config/AppConfig.ts"
+import { ConfigInvalid, loadConfig } from "./layers/config/AppConfig.ts"
+import { defaultServerLimits, ServerLimits } from "./http/NodeEdge.ts"
 import type { AppConfigShape } from "./layers/config/AppConfig.ts"
 import { generateKey, parseKeyring } from "./services/Cipher.ts"
 import type { Keyring } from "./services/Cipher.ts"
@@ -21,6 +22,33 @@ const sandboxKeyring = (config: AppConfigShape) =>
     return parseKeyring(readFileSync(file, "utf8").trim())
   })
 
+/**
+ * SHUTDOWN_GRACE_MS (default 10000): after SIGTERM/SIGINT, how long in-flight requests may finish
+ * before they are cut (http/NodeEdge.ts drains; the process then exits 0).
+ */
+const loadShutdownGrace = Effect.suspend(() => {
+  const raw = process.env.SHUTDOWN_GRACE_MS
+  if (raw === undefined || raw.trim() === "") return Effect.succeed(defaultServerLimits.shutdownGraceMs)
+  const ms = Number(raw)
+  return Number.isInteger(ms) && ms >= 0 && ms <= 600_000
+    ? Effect.succeed(ms)
+    : Effect.fail(new ConfigInvalid({ message: `SHUTDOWN_GRACE_MS: expected whole milliseconds from 0 to 600000, got ${raw}` }))
+})
+
+/**
+ * A last resort after a signal: the drain is bounded by the grace, but another finalizer (a
+ * database pool, the job engine) could still hang; the process ends 5 s after the grace anyway.
+ */
+const exitAfterGrace = (graceMs: number) => {
+  const arm = () =>
+    setTimeout(() => {
+      process.stderr.write(`shutdown: still running ${graceMs + 5_000} ms after the signal; exiting\n`)
+      process.exit(0)
+    }, graceMs + 5_000).unref()
+  process.once("SIGTERM", arm)
+  process.once("SIGINT", arm)
+}
+
 const program = Effect.gen(function*() {
   const config = yield* loadConfig
   const keyring: Keyring = config.keyring ?? (yield* sandboxKeyring(config))
@@ -29,8 +57,16 @@ const program = Effect.gen(function*() {
       ? `sandbox mode: the chat platform, sources and task board are served at ${config.publicUrl}/sandbox`
       : "platform mode: talking to the configured chat platform"
   )
-  yield* Effect.logInfo(`public URL ${config.publicUrl}; interactive docs at ${config.publicUrl}/docs`)
-  return yield* Layer.launch(AppLive(config, keyring))
+  yield* Effect.logInfo(
+    config.role === "worker"
+      ? "ROLE=worker: job workers; serving /healthz and /readyz only"
+      : `ROLE=${config.role}: public URL ${config.publicUrl}; interactive docs at ${config.publicUrl}/docs`
+  )
+  const shutdownGraceMs = yield* loadShutdownGrace
+  exitAfterGrace(shutdownGraceMs)
+  return yield* Layer.launch(AppLive(config, keyring)).pipe(
+    Effect.provideService(ServerLimits, { ...defaultServerLimits, shutdownGraceMs })
+  )
 })
 
 const logLevel = (process.env.LOG_LEVEL ?? "Info") as "Trace" | "Debug" | "Info" | "Warn" | "Error"

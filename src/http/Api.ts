@@ -14,15 +14,18 @@ import {
   Unauthorized
 } from "../domain/Errors.ts"
 import { FeedModules, GameLookup, UserLookup } from "../domain/Feed.ts"
+import { FeedStatus } from "../domain/FeedStatus.ts"
 import { Form, FormInput, FormsResponse, TaskboardBoardsResponse, TaskboardOptionsResponse } from "../domain/Form.ts"
-import { BotId, FeedId, FormIdParam, ServerId } from "../domain/Ids.ts"
+import { BotIdParam, FeedId, FormIdParam, ServerIdParam } from "../domain/Ids.ts"
+import { text } from "../domain/Text.ts"
 import { BotsResponse, ModulesResponse, Server, ServersResponse, User } from "../domain/Platform.ts"
 import type { FeedModuleName } from "../domain/Platform.ts"
 import { Success, TokenCheck, TokenResponse } from "../domain/Token.ts"
 import { Authorization, AuthRateLimit, SchemaErrors } from "./Middleware.ts"
 
 const upstream = [RequestTimeout.wire, ServiceUnavailable.wire] as const
-const serverParams = { appClientId: BotId, serverId: ServerId }
+// Path ids are canonical positive decimals: anything else is a 400 naming the parameter.
+const serverParams = { appClientId: BotIdParam, serverId: ServerIdParam }
 const moduleErrors = [NotFound.wire, Forbidden.wire, ...upstream] as const
 
 // ---------------------------------------------------------------------------------------------
@@ -103,7 +106,7 @@ export class GeneralGroup extends HttpApiGroup.make("general")
     HttpApiEndpoint.get("bots", "/bots", { success: BotsResponse, error: [...upstream] })
       .annotate(OpenApi.Summary, "The available bots"),
     HttpApiEndpoint.get("servers", "/bots/:appClientId/servers", {
-      params: { appClientId: BotId },
+      params: { appClientId: BotIdParam },
       success: ServersResponse,
       error: moduleErrors
     }).annotate(OpenApi.Summary, "The servers of a bot that the user may manage"),
@@ -181,13 +184,13 @@ export class FormsGroup extends HttpApiGroup.make("forms")
 
 const userIdLookup = (m: "photo" | "streaming" | "microblog" | "video") =>
   HttpApiEndpoint.get("getUserId", "/getUserId/:userName", {
-    params: { ...serverParams, userName: Schema.String.check(Schema.isBetweenLength(1, 200)) },
+    params: { ...serverParams, userName: text(1, 200) },
     success: UserLookup,
     error: moduleErrors
   }).annotate(OpenApi.Summary, `Look up the external id of a ${m} ${m === "video" ? "channel" : "user"}`)
 
 const gameIdLookup = HttpApiEndpoint.get("getGameId", "/getGameId/:gameName", {
-  params: { ...serverParams, gameName: Schema.String.check(Schema.isBetweenLength(1, 200)) },
+  params: { ...serverParams, gameName: text(1, 200) },
   success: GameLookup,
   error: moduleErrors
 }).annotate(OpenApi.Summary, "Look up the id of a game by name")
@@ -211,7 +214,13 @@ const feedEndpoints = <M extends FeedModuleName>(m: M) => {
       error: [BadRequest.wire, ...moduleErrors]
     }).annotate(OpenApi.Summary, `Replace the webhook_options of a ${m} feed`),
     HttpApiEndpoint.delete("delete", "/feeds/:feedId", { params: feedParams, success: Success, error: moduleErrors })
-      .annotate(OpenApi.Summary, `Delete a ${m} feed`)
+      .annotate(OpenApi.Summary, `Delete a ${m} feed`),
+    HttpApiEndpoint.get("status", "/feeds/:feedId/status", { params: feedParams, success: FeedStatus, error: moduleErrors })
+      .annotateMerge(OpenApi.annotations({
+        summary: `The delivery status of a ${m} feed`,
+        description:
+          "`state` active, failing or disabled (with `reason`); the last and next poll of its source; the last message posted; items posted and skipped since creation. A feed never polled is active with nulls and zeros."
+      }))
   ] as const
 }
 
@@ -266,9 +275,12 @@ export class OpsGroup extends HttpApiGroup.make("ops", { topLevel: true })
     HttpApiEndpoint.get("readyz", "/readyz", {
       success: Schema.Struct({ status: Schema.Literal("ready") }),
       error: ServiceUnavailable.wire
-    }).annotate(OpenApi.Summary, "Readiness: the database is reachable")
+    }).annotate(OpenApi.Summary, "Readiness: the database and the job engine answer")
   )
 {}
+
+/** What a `ROLE=worker` process serves: the probes only (no /api, /auth or /docs). */
+export class WorkerApi extends HttpApi.make("gateway").add(OpsGroup) {}
 
 export class Api extends HttpApi.make("gateway")
   .add(AuthGroup)

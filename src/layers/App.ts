@@ -1,6 +1,8 @@
 /**
- * The whole application as layers: configuration → capabilities (database, Redis or memory
- * counters, the chat platform, external sources, task board) → services → routes → server.
+ * The whole application as layers: configuration → capabilities (database, job engine, Redis or
+ * memory counters, the chat platform, external sources and their pollers, task board) → services →
+ * routes → server, and the job workers. ROLE picks what runs (delivery.md §6): `all` the API and
+ * the workers, `api` the API only (it still sends jobs), `worker` the workers and the probes only.
  * Tests swap the capabilities (test/utils/TestApp.ts); everything above them is the same code.
  */
 import { NodeRedis } from "@effect/platform-node"
@@ -9,7 +11,7 @@ import { FetchHttpClient, HttpMiddleware, HttpRouter } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { RateLimiter } from "effect/persistence"
 import type { SqlClient } from "effect/sql"
-import { Api } from "../http/Api.ts"
+import { Api, WorkerApi } from "../http/Api.ts"
 import { AuthorizationLive } from "../http/AuthorizationLive.ts"
 import { AuthRateLimitLive } from "../http/AuthRateLimit.ts"
 import { GlobalMiddleware, SchemaErrorsLive } from "../http/Envelope.ts"
@@ -28,6 +30,7 @@ import { Auth } from "../services/Auth.ts"
 import { Cipher } from "../services/Cipher.ts"
 import type { Keyring } from "../services/Cipher.ts"
 import { DirectoryLive } from "../services/DirectoryLive.ts"
+import { FeedDeliveryLive } from "../services/FeedDeliveryLive.ts"
 import { Feeds } from "../services/Feeds.ts"
 import { FeedsRepoSql } from "./sql/FeedsRepoSql.ts"
 import { Forms } from "../services/Forms.ts"
@@ -38,7 +41,12 @@ import { TokenStoreCached } from "./cache/TokenStoreCached.ts"
 import { TokenStoreSql } from "./sql/TokenStoreSql.ts"
 import { AppConfig } from "./config/AppConfig.ts"
 import type { AppConfigShape } from "./config/AppConfig.ts"
-import { SettingsLive } from "./config/Settings.ts"
+import { deliverySettings, pollerOptions, SettingsLive } from "./config/Settings.ts"
+import { JobEnginePgBoss } from "./jobs/JobEnginePgBoss.ts"
+import type { JobEnginePgBossOptions } from "./jobs/JobEnginePgBoss.ts"
+import { ReadinessWithJobs } from "./jobs/ReadinessJobs.ts"
+import { SourcePollerHttp } from "./sources/poll/SourcePollerHttp.ts"
+import { DeliveryLive, DeliveryWorkerLive } from "./jobs/DeliveryJobs.ts"
 import { DatabaseLive } from "./sql/Database.ts"
 import { ChatPlatformDiscord } from "./discord/ChatPlatformDiscord.ts"
 
@@ -75,7 +83,9 @@ const counters = (config: AppConfigShape) =>
 export const liveCapabilities = (
   config: AppConfigShape,
   keyring: Keyring,
-  db: Layer.Layer<SqlClient.SqlClient, unknown> = DatabaseLive({ url: config.databaseUrl, dataDir: config.dataDir })
+  db: Layer.Layer<SqlClient.SqlClient, unknown> = DatabaseLive({ url: config.databaseUrl, dataDir: config.dataDir }),
+  /** The job engine's own settings (tests: a pg-boss schema per suite on a shared PostgreSQL, quicker polling). */
+  jobOptions: JobEnginePgBossOptions = {}
 ) => {
   const { chat, limiter } = counters(config)
   const cipher = Cipher.layer(keyring)
@@ -86,20 +96,36 @@ export const liveCapabilities = (
     FeedsRepoSql,
     AuditLogSql,
     BotsSql,
-    TaskboardPairingsSql,
-    ReadinessSql
+    TaskboardPairingsSql
   ).pipe(Layer.provideMerge(cipher), Layer.provideMerge(db))
-  const { sources, taskBoard } = SandboxMode.of(config)
-  const http = Layer.mergeAll(chat, sources, taskBoard).pipe(Layer.provide(FetchHttpClient.layer))
+  // The job engine on the same database. An API-only process sends jobs (a new feed's first poll)
+  // but leaves the engine's upkeep and cron schedules to the workers.
+  const jobs = JobEnginePgBoss({
+    supervise: config.role !== "api",
+    schedule: config.role !== "api",
+    instanceName: config.role,
+    ...jobOptions
+  }).pipe(Layer.provide(db))
+  const readiness = ReadinessWithJobs.pipe(Layer.provide(ReadinessSql), Layer.provide(jobs), Layer.provide(db))
+  const mode = SandboxMode.of(config)
+  const poller = Layer.unwrap(Effect.map(mode.pollerSources, (s) => SourcePollerHttp.layer(pollerOptions(config, s))))
+  const http = Layer.mergeAll(chat, mode.sources, mode.taskBoard, poller).pipe(
+    Layer.provide(FetchHttpClient.layer),
+    Layer.provide(sql)
+  )
+  // Delivery's store, scheduling and jobs, in every role: the API sends a new feed's first poll,
+  // the workers (makeApp) run the jobs. FeedDelivery is what the feeds service sees of it.
+  const delivery = DeliveryLive.pipe(Layer.provide([sql, jobs, http, deliverySettings(config)]))
+  const feedDelivery = FeedDeliveryLive.pipe(Layer.provide(delivery))
   const retention = AuditRetention(config.auditRetentionDays)
-  return Layer.mergeAll(sql, limiter, http.pipe(Layer.provide(sql)), retention.pipe(Layer.provide(sql)))
+  return Layer.mergeAll(sql, jobs, readiness, delivery, feedDelivery, limiter, http, retention.pipe(Layer.provide(sql)))
 }
 
 /** Services over the capabilities. */
 export const services = Layer.mergeAll(DirectoryLive, Forms.layer, Feeds.layer, Auth.layer).pipe(
   Layer.provideMerge(Layer.effect(PlatformSession, Effect.gen(function*() {
     const auth = yield* Auth
-    return PlatformSession.of({ userToken: auth.platformToken })
+    return PlatformSession.of({ userToken: auth.platformToken, renewUserToken: auth.renewPlatformToken })
   }))),
   Layer.provideMerge(Auth.layer)
 )
@@ -126,6 +152,13 @@ export const routes = (config: AppConfigShape) => {
   ) as Layer.Layer<never, never, HttpRouter.HttpRouter>
 }
 
+/** What a `ROLE=worker` process serves on PORT: /healthz and /readyz, nothing else (no /api, /auth, /docs). */
+export const workerRoutes = (config: AppConfigShape) =>
+  Layer.mergeAll(
+    HttpApiBuilder.layer(WorkerApi).pipe(Layer.provide(OpsHandlers), Layer.provide(SchemaErrorsLive)),
+    GlobalMiddleware({ maintenance: config.maintenance, requestTimeoutMs: 30_000, accessLog: true })
+  ) as Layer.Layer<never, never, HttpRouter.HttpRouter>
+
 /** What the services need from the outside world. */
 export type Capabilities = Layer.Success<ReturnType<typeof liveCapabilities>>
 
@@ -140,8 +173,14 @@ const NoTracing = Layer.mergeAll(
 
 /** The server over the given capabilities (live ones in production, test ones in tests). */
 export const makeApp = <E>(config: AppConfigShape, capabilities: Layer.Layer<Capabilities, E, AppConfig>) => {
-  const app = serve(routes(config), { port: config.port, host: config.host }).pipe(Layer.provide(NoTracing))
-  return Layer.mergeAll(app, SandboxMode.of(config).startup).pipe(
+  const api = config.role !== "worker"
+  const app = serve(api ? routes(config) : workerRoutes(config), { port: config.port, host: config.host }).pipe(
+    Layer.provide(NoTracing)
+  )
+  // Workers depend on the capabilities, so they are closed first at SIGTERM: the jobs in hand
+  // drain (JobEngine's scope), then the engine stops, then the database closes.
+  const workers = config.role === "api" ? Layer.empty : DeliveryWorkerLive
+  return Layer.mergeAll(app, workers, api ? SandboxMode.of(config).startup : Layer.empty).pipe(
     Layer.provide(services),
     Layer.provideMerge(capabilities),
     Layer.provideMerge(SettingsLive(config)),

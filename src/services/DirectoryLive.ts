@@ -11,7 +11,7 @@ import type { PlatformChannel, PlatformError } from "./ChatPlatform.ts"
 import { Directory, DirectorySettings } from "./Directory.ts"
 import type { Need } from "./Directory.ts"
 import { has, MODULES } from "./Modules.ts"
-import { PlatformSession } from "./PlatformSession.ts"
+import { PlatformSession, withUserToken } from "./PlatformSession.ts"
 
 const CHANNEL_TYPES: Record<number, Channel["type"]> = { 0: "GuildText", 5: "GuildNews", 2: "GuildVoice" }
 const ALL = (1n << 53n) - 1n
@@ -39,7 +39,15 @@ export const DirectoryLive = Layer.effect(
       Effect.flatMap(bots.get(botId), (b) =>
         b === undefined ? Effect.fail(NotFound.of(`There is no bot ${botId}; GET /api/v1/bots lists them.`)) : Effect.succeed(b))
 
-    const userGuilds = (token: Redacted.Redacted<string>) => chat.getCurrentUserGuilds(token).pipe(platform("your servers"))
+    // A 401 on the user's token renews it once before it becomes "sign in again" (PlatformSession.ts).
+    const asUser = <A>(principal: Principal, token: Redacted.Redacted<string>, what: string, call: (t: Redacted.Redacted<string>) => Effect.Effect<A, PlatformError>) =>
+      withUserToken(session, principal, token, call).pipe(
+        Effect.catchTag("PlatformRejected", (e: PlatformRejected) => Effect.fail(rejectedToApiError(e, what)))
+      )
+    const userGuilds = (principal: Principal, token: Redacted.Redacted<string>) =>
+      asUser(principal, token, "your servers", chat.getCurrentUserGuilds)
+    const currentUser = (principal: Principal) =>
+      Effect.flatMap(session.userToken(principal), (t) => asUser(principal, t, "your user", chat.getCurrentUser))
 
     /** The user's permissions in a server the bot is in; 404/403 as decisions.md says. */
     const membership = (principal: Principal, b: BotRecord, serverId: string) =>
@@ -51,7 +59,7 @@ export const DirectoryLive = Layer.effect(
         if (!botGuilds.some((g) => g.id === serverId)) {
           return yield* NotFound.of(`Server ${serverId} does not exist or bot ${b.id} is not in it.`)
         }
-        const guilds = yield* userGuilds(token)
+        const guilds = yield* userGuilds(principal, token)
         const guild = guilds.find((g) => g.id === serverId)
         if (guild === undefined) return yield* Forbidden.of(`You are not a member of server ${serverId}.`)
         const perms = guild.owner ? ALL : BigInt(guild.permissions)
@@ -76,7 +84,7 @@ export const DirectoryLive = Layer.effect(
       const [channels, roles, me] = yield* Effect.all([
         chat.getGuildChannels(b.token, serverId).pipe(platform("the server's channels", "bot")),
         chat.getGuildRoles(b.token, serverId).pipe(platform("the server's roles", "bot")),
-        Effect.flatMap(session.userToken(principal), (t) => chat.getCurrentUser(t).pipe(platform("your user")))
+        currentUser(principal)
       ], { concurrency: 3 })
       return {
         botId: b.id,
@@ -84,7 +92,8 @@ export const DirectoryLive = Layer.effect(
         serverId,
         channels,
         roles,
-        actor: { userId: me.id, userName: me.global_name ?? me.username, avatar: me.avatar },
+        // Audit entries name the account (`username`, as GET /user shows it), never the display name.
+        actor: { userId: me.id, userName: me.username, avatar: me.avatar },
         perms
       }
     })
@@ -100,7 +109,7 @@ export const DirectoryLive = Layer.effect(
 
     return Directory.of({
       user: (principal) =>
-        Effect.flatMap(session.userToken(principal), (t) => chat.getCurrentUser(t).pipe(platform("your user"))).pipe(
+        currentUser(principal).pipe(
           Effect.map((u) => ({
             username: u.username,
             discriminator: u.discriminator,
@@ -117,7 +126,7 @@ export const DirectoryLive = Layer.effect(
             chat.getBotGuilds(b.token).pipe(platform("the bot's servers", "bot")),
             session.userToken(principal)
           ], { concurrency: 2 })
-          const guilds = yield* userGuilds(token)
+          const guilds = yield* userGuilds(principal, token)
           const withBot = new Set(botGuilds.map((g) => g.id))
           return guilds
             .filter((g) => withBot.has(g.id) && (g.owner || has(BigInt(g.permissions), Permission.MANAGE_GUILD)))

@@ -3,17 +3,21 @@
  * external source (FeedsSource.ts), the chat webhook it posts to resolved or created
  * (FeedsWebhook.ts), the per-module limit, and every write with its audit entry in one transaction.
  * Options travel typed per module (`WebhookOptions<M>`) from the handler to the repo and back.
- * Webhook tokens leave this file only encrypted.
+ * Webhook tokens leave this file only encrypted. Delivery hears of creates (the source and its
+ * first poll) and of the re-enabling PATCH of a disabled feed through FeedDelivery, and answers the
+ * status route; a delete needs no call (a source without active feeds is not polled).
  */
 import { Context, Effect, Layer, Option } from "effect"
 import { BadRequest, NotFound } from "../domain/Errors.ts"
 import type { ServiceUnavailable } from "../domain/Errors.ts"
 import type { DisplayInfo, Feed, FeedCreate, GameLookup, LookupModule, UserLookup, WebhookOptionsInput } from "../domain/Feed.ts"
+import type { FeedStatus } from "../domain/FeedStatus.ts"
 import { isLookupModule, withDefaults } from "../domain/Feed.ts"
 import type { FeedModuleName } from "../domain/Platform.ts"
 import { AuditLog } from "./AuditLog.ts"
 import { Cipher } from "./Cipher.ts"
 import type { ServerAccess } from "./Directory.ts"
+import { FeedDelivery } from "./FeedDelivery.ts"
 import type { SourceError } from "./ExternalSources.ts"
 import { FeedsConfig } from "./FeedsConfig.ts"
 import type { FeedsError } from "./FeedsProblems.ts"
@@ -36,6 +40,8 @@ export class Feeds extends Context.Service<Feeds, {
     options: WebhookOptionsInput<M>
   ) => Effect.Effect<Feed<M>, FeedsError>
   readonly remove: (access: ServerAccess, module: FeedModuleName, feedId: string) => Effect.Effect<void, NotFound | ServiceUnavailable>
+  /** Delivery status (delivery.md §5). */
+  readonly status: (access: ServerAccess, module: FeedModuleName, feedId: string) => Effect.Effect<FeedStatus, NotFound | ServiceUnavailable>
   readonly getUserId: (module: LookupModule, name: string) => Effect.Effect<UserLookup, SourceError>
   readonly getGameId: (name: string) => Effect.Effect<GameLookup, SourceError>
 }>()("gateway/Feeds") {
@@ -47,6 +53,7 @@ export class Feeds extends Context.Service<Feeds, {
     const audit = yield* AuditLog
     const source = yield* FeedsSource.make
     const webhooks = yield* FeedsWebhook.make
+    const delivery = yield* FeedDelivery
 
     const scopeOf = <M extends FeedModuleName>(access: ServerAccess, module: M): FeedScope<M> => ({
       botId: access.botId,
@@ -70,15 +77,19 @@ export class Feeds extends Context.Service<Feeds, {
     const create = <M extends FeedModuleName>(access: ServerAccess, module: M, body: FeedCreate<M>) =>
       Effect.gen(function*() {
         const scope = scopeOf(access, module)
-        // Fail fast before asking anyone upstream; the insert checks again atomically.
-        if ((yield* repo.count(scope)) >= config.maxFeedsPerModule) {
-          return yield* limitReached(module, config.maxFeedsPerModule)
-        }
-        const [ident, opts] = yield* collect(
-          source.identifier(module, body.feed_identifier),
-          (ident) => source.options(module, body.webhook_options, Option.map(ident, (i) => ({ name: i.identifier, flairs: i.flairs })))
+        // Every check runs and every 400 comes in one answer (decisions.md "Errors"): the limit (the
+        // insert checks it again atomically), the source, the options and the webhook; a webhook is
+        // created only once all of them passed.
+        const limit = Effect.flatMap(repo.count(scope), (n) =>
+          n >= config.maxFeedsPerModule ? Effect.fail(limitReached(module, config.maxFeedsPerModule)) : Effect.void)
+        const [[ident, opts], [, checked]] = yield* collect(
+          collect(
+            source.identifier(module, body.feed_identifier),
+            (ident) => source.options(module, body.webhook_options, Option.map(ident, (i) => ({ name: i.identifier, flairs: i.flairs })))
+          ),
+          () => collect(limit, () => webhooks.check(access, body))
         )
-        const webhook = yield* webhooks.resolve(access, body, opts.options["webhook-name"])
+        const webhook = Option.isSome(checked) ? checked.value : yield* webhooks.resolve(access, body, opts.options["webhook-name"])
         const tokenEnc = yield* cipher.encrypt(webhook.secret, `feed-webhook:${webhook.id}`)
         const result = yield* repo.transaction(Effect.gen(function*() {
           const r = yield* repo.insert({
@@ -88,15 +99,16 @@ export class Feeds extends Context.Service<Feeds, {
             displayInfo: withGames(module, ident.displayInfo, opts.gameNames),
             webhook: { id: webhook.id, tokenEnc, name: webhook.name ?? "", avatar: webhook.avatar, channelId: webhook.channel_id }
           }, config.maxFeedsPerModule)
-          if (r._tag === "Inserted") {
-            yield* audit.append({
-              ...entry(access, module, r.feed.id),
-              eventType: "PUSH",
-              eventString:
-                `Created ${module} feed ${r.feed.id} for "${ident.identifier}", posting to webhook "${r.feed.webhook.name}" in channel ${r.feed.webhook.channelId}`
-            })
-          }
-          return r
+          if (r._tag !== "Inserted") return { ...r, sourceId: Option.none<string>() }
+          // The source exists with the feed (one transaction): the scheduler can never miss it.
+          const sourceId = yield* delivery.attach({ module, identifier: ident.identifier })
+          yield* audit.append({
+            ...entry(access, module, r.feed.id),
+            eventType: "PUSH",
+            eventString:
+              `Created ${module} feed ${r.feed.id} for "${ident.identifier}", posting to webhook "${r.feed.webhook.name}" in channel ${r.feed.webhook.channelId}`
+          })
+          return { ...r, sourceId }
         }))
         if (result._tag === "LimitReached") return yield* limitReached(module, result.limit)
         if (result._tag === "Duplicate") {
@@ -105,6 +117,7 @@ export class Feeds extends Context.Service<Feeds, {
             `feed_identifier: a ${module} feed for "${ident.identifier}" already posts to this webhook (channel ${webhook.channel_id}).`
           )
         }
+        if (Option.isSome(result.sourceId)) yield* delivery.start(result.sourceId.value)
         return toFeed(result.feed)
       }).pipe(Effect.withSpan("Feeds.create", { attributes: { module } }))
 
@@ -115,17 +128,24 @@ export class Feeds extends Context.Service<Feeds, {
           Effect.flatMap(Option.match({ onNone: () => Effect.fail(noSuchFeed(module, feedId)), onSome: Effect.succeed }))
         )
         const opts = yield* source.optionsOf(module, feed.feedIdentifier, input)
+        // A PATCH of a disabled feed checks its webhook again and re-enables it (delivery.md §4).
+        const disabled = (yield* delivery.state(feedId)).state === "disabled"
+        if (disabled) yield* recheck(access, feed)
         const updated = yield* repo.transaction(Effect.gen(function*() {
           const r = yield* repo.updateOptions(scope, feedId, opts.options, withGames(module, feed.displayInfo, opts.gameNames))
           if (Option.isNone(r)) return yield* noSuchFeed(module, feedId)
+          const sourceId = disabled ? yield* delivery.reenable(feedId) : Option.none<string>()
           yield* audit.append({
             ...entry(access, module, feedId),
             eventType: "PATCH",
-            eventString: `Updated the options of ${module} feed ${feedId} ("${feed.feedIdentifier}")`
+            eventString: `Updated the options of ${module} feed ${feedId} ("${feed.feedIdentifier}")${
+              disabled ? "; re-enabled it, its webhook answers again" : ""
+            }`
           })
-          return r.value
+          return { feed: r.value, sourceId }
         }))
-        return toFeed(updated)
+        if (Option.isSome(updated.sourceId)) yield* delivery.pollNow(updated.sourceId.value)
+        return toFeed(updated.feed)
       }).pipe(Effect.withSpan("Feeds.update", { attributes: { module } }))
 
     const remove = (access: ServerAccess, module: FeedModuleName, feedId: string) =>
@@ -138,13 +158,31 @@ export class Feeds extends Context.Service<Feeds, {
           eventType: "DELETE",
           eventString: `Deleted ${module} feed ${feedId} ("${feed.value.feedIdentifier}")`
         })
+        // Its source needs no call: with no feed left (or all disabled) it is not polled any more.
       })).pipe(Effect.withSpan("Feeds.remove", { attributes: { module } }))
+
+    /** The stored webhook of a disabled feed, asked again before it is re-enabled. */
+    const recheck = (access: ServerAccess, feed: FeedRecord) =>
+      cipher.decrypt(feed.webhook.tokenEnc, `feed-webhook:${feed.webhook.id}`).pipe(
+        Effect.mapError(() =>
+          bad("webhook_url", "webhook_url: the feed's webhook token cannot be read with the configured keys; delete the feed and create it again.")
+        ),
+        Effect.flatMap((token) => webhooks.recheck(access, feed.webhook.id, token))
+      )
+
+    const status = (access: ServerAccess, module: FeedModuleName, feedId: string) =>
+      Effect.gen(function*() {
+        const feed = yield* repo.find(scopeOf(access, module), feedId)
+        if (Option.isNone(feed)) return yield* noSuchFeed(module, feedId)
+        return yield* delivery.status(feedId, { module, identifier: feed.value.feedIdentifier })
+      }).pipe(Effect.withSpan("Feeds.status", { attributes: { module } }))
 
     return Feeds.of({
       list: (access, module) => repo.list(scopeOf(access, module)).pipe(Effect.map((rows) => rows.map(toFeed))),
       create,
       update,
       remove,
+      status,
       getUserId: source.getUserId,
       getGameId: source.getGameId
     })

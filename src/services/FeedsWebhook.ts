@@ -22,14 +22,22 @@ export type WebhookTarget = Pick<FeedCreate, "webhook_url" | "webhook_channel">
 export interface FeedsWebhook {
   /** `name`: the feed's `webhook-name`, for a webhook created in the channel (else the default). */
   readonly resolve: (access: ServerAccess, target: WebhookTarget, name: string | null) => Effect.Effect<ResolvedWebhook, FeedsError>
+  /**
+   * Every check of `resolve` that changes nothing (the URL's webhook read and checked; the channel's
+   * existence and type), to run with the other checks of a create so every 400 comes in one answer.
+   * Some: the webhook of `webhook_url`, already resolved; None: `resolve` still has to find or create one.
+   */
+  readonly check: (access: ServerAccess, target: WebhookTarget) => Effect.Effect<Option.Option<ResolvedWebhook>, FeedsError>
+  /** A disabled feed's webhook asked again (delivery.md §4): it still exists and belongs to this server, or a 400. */
+  readonly recheck: (access: ServerAccess, webhookId: string, token: Redacted.Redacted<string>) => Effect.Effect<void, FeedsError>
 }
 
 const platformFault = (e: PlatformError, what: string): FeedsError =>
   e._tag !== "PlatformRejected"
     ? e
     : e.status === 401
-    ? ServiceUnavailable.of("The chat platform refused the bot's credentials.")
-    : ServiceUnavailable.of(`The chat platform refused ${what} (${e.status}).`)
+    ? ServiceUnavailable.of("The chat platform refused the bot's credentials.", 60)
+    : ServiceUnavailable.of(`The chat platform refused ${what} (${e.status}).`, 10)
 
 const lacksManageWebhooks = (channelId: string) =>
   Forbidden.of(
@@ -74,15 +82,20 @@ export const FeedsWebhook = {
         return { ...webhook, secret }
       })
 
+    const checkChannel = (access: ServerAccess, channelId: string): Effect.Effect<void, FeedsError> => {
+      const channel = access.channels.find((c) => c.id === channelId)
+      if (channel === undefined) {
+        return Effect.fail(bad("webhook_channel", `webhook_channel: ${channelId} is not a channel of this server.`))
+      }
+      if (channel.type !== 0 && channel.type !== 5) {
+        return Effect.fail(bad("webhook_channel", `webhook_channel: ${channelId} is not a text or news channel.`))
+      }
+      return Effect.void
+    }
+
     const fromChannel = (access: ServerAccess, channelId: string, name: string): Effect.Effect<ResolvedWebhook, FeedsError> =>
       Effect.gen(function*() {
-        const channel = access.channels.find((c) => c.id === channelId)
-        if (channel === undefined) {
-          return yield* bad("webhook_channel", `webhook_channel: ${channelId} is not a channel of this server.`)
-        }
-        if (channel.type !== 0 && channel.type !== 5) {
-          return yield* bad("webhook_channel", `webhook_channel: ${channelId} is not a text or news channel.`)
-        }
+        yield* checkChannel(access, channelId)
         const onRejected = (what: string) => (e: PlatformError) =>
           Effect.fail<FeedsError>(
             e._tag === "PlatformRejected" && e.status === 403
@@ -101,7 +114,7 @@ export const FeedsWebhook = {
           Effect.catch(onRejected("create a webhook"))
         ))
         if (webhook.token === undefined) {
-          return yield* ServiceUnavailable.of("The chat platform returned a webhook without its token; retry.")
+          return yield* ServiceUnavailable.of("The chat platform returned a webhook without its token; retry.", 5)
         }
         if (webhook.guild_id !== null && webhook.guild_id !== access.serverId) {
           return yield* bad("webhook_channel", "webhook_channel: the webhook belongs to another server.")
@@ -116,6 +129,22 @@ export const FeedsWebhook = {
       }
       return Effect.fail(bad("webhook_channel", "one of webhook_channel and webhook_url is required"))
     }
-    return { resolve } satisfies FeedsWebhook
+    const check: FeedsWebhook["check"] = (access, target) =>
+      target.webhook_url !== undefined
+        ? Effect.map(fromUrl(access, target, target.webhook_url), Option.some)
+        : target.webhook_channel !== undefined
+        ? Effect.as(checkChannel(access, target.webhook_channel), Option.none())
+        : Effect.fail(bad("webhook_channel", "one of webhook_channel and webhook_url is required"))
+    const gone = "webhook_url: the feed is disabled and its webhook still does not answer (deleted, or the bot lost access); delete the feed and create it again with a working webhook."
+    const recheck: FeedsWebhook["recheck"] = (access, webhookId, token) =>
+      platform.getWebhookWithToken(webhookId, token).pipe(
+        Effect.catchTag("PlatformRejected", (e) =>
+          Effect.fail(e.status >= 400 && e.status < 500 && e.status !== 429 ? bad("webhook_url", gone) : platformFault(e, "the webhook check"))),
+        Effect.flatMap((w) =>
+          w.guild_id === null || w.guild_id === access.serverId
+            ? Effect.void
+            : Effect.fail(bad("webhook_url", "webhook_url: the feed's webhook now belongs to another server; delete the feed and create it again.")))
+      )
+    return { resolve, check, recheck } satisfies FeedsWebhook
   })
 }

@@ -342,6 +342,28 @@ for (const db of dbKinds) {
           assert.strictEqual(patched.body.display_info.game_names, null)
         }))
 
+      it.effect("every problem in one answer: unknown user, unknown game and a voice webhook_channel", () =>
+        Effect.gen(function*() {
+          const before = yield* webhookCreations
+          const r = yield* call("POST", `${modulePath("streaming")}/feeds`, {
+            feed_identifier: "nosuchstreamer",
+            webhook_channel: channelId(1, 5),
+            webhook_options: { filter_game: ["No Such Game"] }
+          })
+          assertBad(r, "feed_identifier", "unknown user")
+          assertBad(r, "webhook_options.filter_game[0]", "unknown game")
+          assertBad(r, "webhook_channel", "voice channel")
+          assert.strictEqual(r.body.errors.length, 3, JSON.stringify(r.body))
+          // A bad webhook_url is reported with the source's problems too, and nothing was created.
+          const url = yield* call("POST", `${modulePath("streaming")}/feeds`, {
+            feed_identifier: "nosuchstreamer",
+            webhook_url: "not a url"
+          })
+          assertBad(url, "feed_identifier", "unknown user (url)")
+          assertBad(url, "webhook_url", "bad webhook_url")
+          assert.strictEqual(yield* webhookCreations, before)
+        }))
+
       it.effect("an unknown option, an option of another module, a value outside its rule, an extra key → 400 naming it", () =>
         Effect.gen(function*() {
           const url = `${(yield* TestApp).url}${RSS_PATHS.atom}`
@@ -375,6 +397,41 @@ for (const db of dbKinds) {
           const okFlair = yield* flair(["tech"])
           assert.strictEqual(okFlair.status, 200, JSON.stringify(okFlair.body))
           assert.deepStrictEqual(okFlair.body.webhook_options.filter_flair, ["Tech"])
+        }))
+
+      it.effect("a repeated element of a list option → 400 naming it; no message names an internal schema", () =>
+        Effect.gen(function*() {
+          const events = yield* call("POST", `${modulePath("video")}/feeds`, {
+            feed_identifier: "Sandbox Channel",
+            webhook_channel: channelId(1, 2),
+            webhook_options: { filter_event: ["added", "added"], filter_words: ["cat", " Cat"] }
+          })
+          assertBad(events, "webhook_options.filter_event[1]", "repeated event")
+          assertBad(events, "webhook_options.filter_words[1]", "repeated word")
+          assert.include(events.body.errors.map((e: { message: string }) => e.message).join("\n"), "filter_event")
+          const games = yield* call("POST", `${modulePath("streaming")}/feeds`, {
+            feed_identifier: "speedrunsam",
+            webhook_channel: channelId(1, 2),
+            webhook_options: { filter_game: ["Minecraft", "minecraft"] }
+          })
+          assertBad(games, "webhook_options.filter_game[1]", "repeated game")
+          const url = `${(yield* TestApp).url}${RSS_PATHS.atom}`
+          const shapes = [
+            { feed_identifier: url, webhook_channel: channelId(1, 2), webhook_options: "nope" },
+            { feed_identifier: url, webhook_channel: channelId(1, 2), webhook_options: null },
+            { feed_identifier: 5, webhook_channel: 7, webhook_options: { filter_mode: 3, nsfw: 1, filter_words: "a" } },
+            "a string"
+          ]
+          for (const body of shapes) {
+            const r = yield* call("POST", `${modulePath("rss")}/feeds`, body)
+            assert.strictEqual(r.status, 400, JSON.stringify(r.body))
+            for (const e of r.body.errors as Array<{ message: string }>) {
+              assert.notMatch(e.message, /[a-z]+_webhook_options|_feed_(create|update)|_input\b|Expected [a-z]+ \|/, e.message)
+            }
+          }
+          const object = yield* call("POST", `${modulePath("rss")}/feeds`, shapes[0])
+          assertBad(object, "webhook_options", "not an object")
+          assert.include(object.body.errors[0].message, "expected an object")
         }))
 
       it.effect("PATCH with feed_identifier, webhook_channel or webhook_url, or without webhook_options → 400", () =>
@@ -448,6 +505,33 @@ layer(TestApp.layer({ capabilities: "memory", config: { upstreamTimeoutMs: 400 }
         // The faults are spent: the source answers again.
         const again = yield* call("GET", `${modulePath("streaming")}/getUserId/sandboxstreamer`)
         assert.strictEqual(again.status, 200, JSON.stringify(again.body))
+      }))
+
+    it.effect("every 503 of a source carries Retry-After and retry_after; an RSS 429's own Retry-After is passed on", () =>
+      Effect.gen(function*() {
+        const app = yield* TestApp
+        const retryOf = (init: RequestInit & { token?: string }, path: string) =>
+          Effect.gen(function*() {
+            const res = yield* raw(init, path)
+            const body = JSON.parse(yield* Effect.promise(() => res.text()))
+            return { status: res.status, header: res.headers.get("retry-after"), body }
+          })
+        const token = yield* tokenOf(ALICE_ID)
+        yield* sandbox("POST", "/sandbox/faults", { route: `GET ${RSS_PATHS.rss}`, kind: "429", retry_after: 30 })
+        const limited = yield* retryOf(
+          { method: "POST", token, headers: { "content-type": "application/json" }, body: JSON.stringify({ feed_identifier: `${app.url}${RSS_PATHS.rss}`, webhook_channel: channelId(1, 2) }) },
+          `${modulePath("rss")}/feeds`
+        )
+        assert.strictEqual(limited.status, 503, JSON.stringify(limited.body))
+        assert.strictEqual(limited.header, "30")
+        assert.strictEqual(limited.body.errors[0].additionalProperties.retry_after, 30)
+        for (const kind of ["500", "429"] as const) {
+          yield* sandbox("POST", "/sandbox/faults", { route: "GET /sandbox/streaming/helix/users", kind, retry_after: 0 })
+          const down = yield* retryOf({ method: "GET", token }, `${modulePath("streaming")}/getUserId/sandboxstreamer`)
+          assert.strictEqual(down.status, 503, JSON.stringify(down.body))
+          assert.isAtLeast(Number(down.header), 1, `${kind}: Retry-After`)
+          assert.isAtLeast(down.body.errors[0].additionalProperties.retry_after, 1, `${kind}: ${JSON.stringify(down.body)}`)
+        }
       }))
   }
 )

@@ -57,6 +57,12 @@ describe("selectForFeed: one feed's decisions", () => {
       expected: [["before", "skip", ["from before the feed was created"]], ["after", "post", []]]
     },
     {
+      name: "an item dated in the second the feed was created (feed dates have whole seconds) is not before it",
+      items: [item("same-second", 10), item("second-before", 10 + 1 / 60)],
+      feed: { createdAt: new Date(minutesAgo(10).getTime() + 700) },
+      expected: [["second-before", "skip", ["from before the feed was created"]], ["same-second", "post", []]]
+    },
+    {
       name: "too old and from before the feed: the age is the reason",
       items: [item("ancient", 3 * 24 * 60)],
       feed: { createdAt: minutesAgo(60) },

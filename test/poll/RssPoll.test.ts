@@ -249,6 +249,30 @@ describe("rss over HTTP", () => {
       assert.strictEqual(file.kind, "unreadable")
       assert.strictEqual(server.requests.length, 0)
     })))
+
+  it.live("the SSRF guard: IPv6 forms of private IPv4 addresses are refused before any request", () =>
+    withPoller({ rss: { allowPrivateAddresses: false } }, Effect.gen(function*() {
+      const port = new URL(server.url).port
+      for (const host of ["[::127.0.0.1]", "[::ffff:127.0.0.1]", "[::ffff:0:127.0.0.1]", "[2002:7f00:1::]", "[64:ff9b::a01:203]", "[2001:0:4136:e378::1]"]) {
+        const e = yield* flipPoll(`http://${host}:${port}/feed.xml`)
+        assert.include(e.message, "private or loopback", host)
+      }
+      assert.strictEqual(server.requests.length, 0)
+    })))
+
+  it.live("DNS rebinding: a host that resolves publicly at the check and privately at connect time is refused", () => {
+    let calls = 0
+    // The first answer (the check before the request) is public; every later one (the connection) loopback.
+    const rebinding = (_host: string) =>
+      Promise.resolve([calls++ === 0 ? { address: "93.184.216.34", family: 4 } : { address: "127.0.0.1", family: 4 }])
+    return withPoller({ rss: { resolve: rebinding } }, Effect.gen(function*() {
+      server.routes.set("/feed.xml", serve(FEED))
+      const e = yield* flipPoll(server.url.replace("127.0.0.1", "localhost") + "/feed.xml")
+      assert.include(e.message, "private or loopback")
+      assert.isAtLeast(calls, 2, "the connection asked the resolver again")
+      assert.strictEqual(server.requests.length, 0)
+    }))
+  })
 })
 
 describe("Retry-After", () => {

@@ -41,7 +41,9 @@ const CONTRACT_ROUTES: ReadonlyArray<readonly [string, string]> = [
     ["get", `${M}/${m}/feeds`] as const,
     ["post", `${M}/${m}/feeds`] as const,
     ["patch", `${M}/${m}/feeds/{feedId}`] as const,
-    ["delete", `${M}/${m}/feeds/{feedId}`] as const
+    ["delete", `${M}/${m}/feeds/{feedId}`] as const,
+    // delivery.md §5
+    ["get", `${M}/${m}/feeds/{feedId}/status`] as const
   ]),
   ["get", `${M}/photo/getUserId/{userName}`],
   ["get", `${M}/streaming/getUserId/{userName}`],

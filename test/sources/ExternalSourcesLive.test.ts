@@ -91,6 +91,8 @@ layer(Env, { excludeTestServices: true })("ExternalSourcesHttp against the sandb
         const e = yield* Effect.flip(s.lookupUser("streaming", "sandboxstreamer"))
         assert.strictEqual(e._tag, "ServiceUnavailable")
         assert.include(message(e), "streaming source (Twitch)")
+        // Every 503 says when to retry (decisions.md "Errors"), also when the upstream named no wait.
+        assert.isAtLeast(Number(e.problems[0]?.additionalProperties?.["retry_after"]), 1)
         yield* fault("GET /sandbox/streaming/helix/users", "429")
         const limited = yield* Effect.flip(s.lookupUser("streaming", "sandboxstreamer"))
         assert.strictEqual(limited._tag, "ServiceUnavailable")
@@ -283,8 +285,32 @@ layer(Env, { excludeTestServices: true })("ExternalSourcesHttp against the sandb
               assert.strictEqual(e._tag, "BadRequest", target)
               assert.include(message(e), "private or loopback", target)
             }
+            // IPv6 forms of a private IPv4 address: compatible, mapped, 6to4, NAT64.
+            const port = new URL(url).port
+            for (const host of ["[::127.0.0.1]", "[::ffff:127.0.0.1]", "[2002:7f00:1::]", "[64:ff9b::7f00:1]"]) {
+              const e = yield* Effect.flip(s.rss(`http://${host}:${port}/sandbox/rss/news.xml`))
+              assert.strictEqual(e._tag, "BadRequest", host)
+              assert.include(message(e), "private or loopback", host)
+            }
           })
       ))
+
+    it.effect("DNS rebinding: public at the check, loopback at connect time → refused at connect time", () => {
+      let calls = 0
+      const rebinding = (_host: string) =>
+        Promise.resolve([calls++ === 0 ? { address: "93.184.216.34", family: 4 } : { address: "127.0.0.1", family: 4 }])
+      return withSources(
+        (o) => ({ ...o, rss: { allowPrivateAddresses: false, resolve: rebinding } }),
+        (s) =>
+          Effect.gen(function*() {
+            const url = yield* SandboxUrl
+            const e = yield* Effect.flip(s.rss(`${url.replace("127.0.0.1", "localhost")}/sandbox/rss/news.xml`))
+            assert.strictEqual(e._tag, "BadRequest")
+            assert.include(message(e), "private or loopback")
+            assert.isAtLeast(calls, 2, "the connection asked the resolver again")
+          })
+      )
+    })
 
     it.effect("a body over the cap is BadRequest; hanging is RequestTimeout; 5xx ServiceUnavailable", () =>
       Effect.gen(function*() {
@@ -298,7 +324,13 @@ layer(Env, { excludeTestServices: true })("ExternalSourcesHttp against the sandb
         yield* fault("GET /sandbox/rss/news.xml", "hang")
         assert.strictEqual((yield* Effect.flip(s.rss(`${url}/sandbox/rss/news.xml`)))._tag, "RequestTimeout")
         yield* fault("GET /sandbox/rss/news.xml", "500")
-        assert.strictEqual((yield* Effect.flip(s.rss(`${url}/sandbox/rss/news.xml`)))._tag, "ServiceUnavailable")
+        const down = yield* Effect.flip(s.rss(`${url}/sandbox/rss/news.xml`))
+        assert.strictEqual(down._tag, "ServiceUnavailable")
+        assert.isAtLeast(Number((down as { problems: ReadonlyArray<{ additionalProperties?: Record<string, unknown> }> }).problems[0]?.additionalProperties?.["retry_after"]), 1)
+        // An RSS 429 passes the upstream's Retry-After on (the fault helper's is 3 s).
+        yield* fault("GET /sandbox/rss/news.xml", "429")
+        const limited = yield* Effect.flip(s.rss(`${url}/sandbox/rss/news.xml`))
+        assert.deepStrictEqual((limited as { problems: ReadonlyArray<{ additionalProperties?: unknown }> }).problems[0]?.additionalProperties, { retry_after: 3 })
       }))
   })
 

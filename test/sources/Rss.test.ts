@@ -41,7 +41,17 @@ describe("isPrivateAddress", () => {
     }
   })
 
+  it("flags IPv6 forms that carry a private IPv4 address, and tunnels", () => {
+    for (const a of [
+      "::127.0.0.1", "::7f00:1", "::ffff:7f00:1", "::ffff:0:127.0.0.1", "::ffff:0:a00:1", "2002:7f00:1::", "2002:a00:1::1",
+      "2002:c0a8:101::", "64:ff9b::127.0.0.1", "64:ff9b::a9fe:a9fe", "64:ff9b:1::1", "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+      "::10.0.0.1", "fe80::1%eth0", "192.88.99.1"
+    ]) {
+      assert.isTrue(isPrivateAddress(a), a)
+    }
+  })
+
   it("lets public addresses through", () => {
-    for (const a of ["93.184.216.34", "8.8.8.8", "2606:4700:4700::1111", "172.32.0.1", "::ffff:8.8.8.8"]) assert.isFalse(isPrivateAddress(a), a)
+    for (const a of ["93.184.216.34", "8.8.8.8", "2606:4700:4700::1111", "172.32.0.1", "::ffff:8.8.8.8", "2002:808:808::1", "2a00:1450:4001:80b::200e"]) assert.isFalse(isPrivateAddress(a), a)
   })
 })

@@ -6,11 +6,15 @@
  */
 import { Context, Effect, Layer, References } from "effect"
 import { FetchHttpClient } from "effect/http"
+import { SqlClient } from "effect/sql"
+import { randomBytes } from "node:crypto"
 import { RateLimiter } from "effect/persistence"
 import { makeClient } from "../../src/http/client.ts"
 import { freePort } from "../../src/layers/sql/Embedded.ts"
+import { deliveryDefaults } from "../../src/layers/config/AppConfig.ts"
 import type { AppConfigShape } from "../../src/layers/config/AppConfig.ts"
 import { liveCapabilities, makeApp } from "../../src/layers/App.ts"
+import type { JobEnginePgBossOptions } from "../../src/layers/jobs/JobEnginePgBoss.ts"
 import type { Capabilities } from "../../src/layers/App.ts"
 import { ChatPlatformDiscord } from "../../src/layers/discord/ChatPlatformDiscord.ts"
 import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
@@ -56,6 +60,8 @@ export const testAppConfig = (port: number, overrides: Partial<AppConfigShape> =
   signInStateTtlSeconds: 600,
   upstreamTimeoutMs: 5_000,
   auditRetentionDays: undefined,
+  role: "all",
+  delivery: deliveryDefaults(true),
   ...overrides
 })
 
@@ -81,6 +87,24 @@ const memoryCapabilities = (config: AppConfigShape) => {
   ) as unknown as Layer.Layer<Capabilities>
 }
 
+/** Drops a pg-boss schema when the app stops (built before the engine, so released after it). */
+const dropSchemaAtEnd = (schema: string) =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* Effect.addFinalizer(() => sql.unsafe(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).pipe(Effect.ignore))
+  }))
+
+/**
+ * The database and the job engine's options of a live app: on a shared PostgreSQL each app gets a
+ * pg-boss schema of its own (its workers must not take another suite's jobs); quick polling.
+ */
+const jobsDb = (kind: DbKind): [Layer.Layer<SqlClient.SqlClient, unknown>, JobEnginePgBossOptions] => {
+  const schema = `pgboss_${randomBytes(5).toString("hex")}`
+  return kind === "postgres"
+    ? [dropSchemaAtEnd(schema).pipe(Layer.provideMerge(testDb(kind))), { schema, pollingInterval: "0.5 seconds" }]
+    : [testDb(kind), { pollingInterval: "0.5 seconds" }]
+}
+
 export interface TestAppOptions {
   readonly capabilities: "memory" | { readonly db: DbKind }
   readonly config?: Partial<AppConfigShape>
@@ -94,10 +118,11 @@ export class TestApp extends Context.Service<TestApp, {
   static readonly layer = (options: TestAppOptions) =>
     Layer.unwrap(Effect.gen(function*() {
       const port = yield* Effect.promise(freePort)
-      const config = testAppConfig(port, options.config)
+      // The memory capabilities have no job engine: nothing runs jobs there (ROLE=api).
+      const config = testAppConfig(port, options.capabilities === "memory" ? { role: "api", ...options.config } : options.config)
       const capabilities = options.capabilities === "memory"
         ? memoryCapabilities(config)
-        : liveCapabilities(config, parseKeyring(generateKey()), testDb(options.capabilities.db))
+        : liveCapabilities(config, parseKeyring(generateKey()), ...jobsDb(options.capabilities.db))
       return makeApp(config, capabilities as Layer.Layer<Capabilities, unknown>).pipe(
         Layer.merge(Layer.succeed(TestApp, TestApp.of({ url: config.publicUrl, config }))),
         // The access log and start-up lines would drown the test output.

@@ -45,6 +45,7 @@ const handlersFor = <M extends FeedModuleName>(m: M) =>
         withAccess(params, (a) => feeds.update(a, m, params.feedId, payload.webhook_options as WebhookOptionsInput<M>)),
       delete: ({ params }: { readonly params: FeedParams }) =>
         withAccess(params, (a) => feeds.remove(a, m, params.feedId)).pipe(Effect.as({ success: true as const })),
+      status: ({ params }: { readonly params: FeedParams }) => withAccess(params, (a) => feeds.status(a, m, params.feedId)),
       getUserId: ({ params }: { readonly params: ServerParams & { readonly userName: string } }) =>
         withAccess(params, () =>
           isLookupModule(m)

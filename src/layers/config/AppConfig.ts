@@ -3,8 +3,49 @@
  * start-up with one line naming the variable and what it expects.
  */
 import { Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
+import type { FeedModuleName } from "../../domain/Platform.ts"
 import type { Keyring } from "../../services/Cipher.ts"
 import { parseKeyring } from "../../services/Cipher.ts"
+import { makeRedirectAllowlist } from "../../services/RedirectAllowlist.ts"
+
+/** What a process runs (delivery.md §6): the API and the job workers, the API only, or the workers only. */
+export type Role = "all" | "api" | "worker"
+
+/** Feed delivery (delivery.md §1–§4), from the FEED_* variables. */
+export interface DeliveryConfig {
+  /** FEED_POLL_INTERVAL_SECONDS: 300, or 15 in sandbox mode. */
+  readonly pollIntervalSeconds: number
+  /** FEED_POLL_INTERVAL_SECONDS_<MODULE>, where set. */
+  readonly pollIntervalSecondsByModule: Partial<Record<FeedModuleName, number>>
+  readonly maxItemAgeHours: number
+  readonly maxItemsPerPoll: number
+  readonly offlineGraceSeconds: number
+  readonly failedAfterHours: number
+  readonly fetchTimeoutMs: number
+  readonly maxBodyBytes: number
+  readonly hostConcurrency: number
+  /** FEED_CONTACT: the operator's URL or e-mail, in the User-Agent of every poll. */
+  readonly contact: string | undefined
+  /** FEED_USER_AGENT: the whole User-Agent instead of the default with the contact. */
+  readonly userAgent: string | undefined
+}
+
+const FEED_MODULES: ReadonlyArray<FeedModuleName> = ["photo", "forum", "rss", "streaming", "microblog", "video"]
+
+/** The defaults of every FEED_* variable (tests build their configuration from these). */
+export const deliveryDefaults = (sandbox: boolean): DeliveryConfig => ({
+  pollIntervalSeconds: sandbox ? 15 : 300,
+  pollIntervalSecondsByModule: {},
+  maxItemAgeHours: 24,
+  maxItemsPerPoll: 5,
+  offlineGraceSeconds: 300,
+  failedAfterHours: 24,
+  fetchTimeoutMs: 15_000,
+  maxBodyBytes: 5 * 1024 * 1024,
+  hostConcurrency: 2,
+  contact: undefined,
+  userAgent: undefined
+})
 
 export interface AppConfigShape {
   readonly port: number
@@ -35,6 +76,9 @@ export interface AppConfigShape {
   readonly signInStateTtlSeconds: number
   readonly upstreamTimeoutMs: number
   readonly auditRetentionDays: number | undefined
+  /** ROLE (default all). */
+  readonly role: Role
+  readonly delivery: DeliveryConfig
 }
 
 export class AppConfig extends Context.Service<AppConfig, AppConfigShape>()("gateway/AppConfig") {}
@@ -47,6 +91,31 @@ const list = (name: string) =>
 const optionalString = (name: string) => Config.option(Config.NonEmptyString(name)).pipe(Config.map(Option.getOrUndefined))
 const positiveInt = (name: string, fallback: number) =>
   Config.Int(name).pipe(Config.withDefault(fallback), Config.map((n) => n > 0 ? n : invalid(name, `expected a positive integer, got ${n}`)))
+
+const optionalPositiveInt = (name: string) =>
+  Config.option(Config.Int(name)).pipe(
+    Config.map(Option.getOrUndefined),
+    Config.map((n) => n === undefined || n > 0 ? n : invalid(name, `expected a positive integer, got ${n}`))
+  )
+
+/** FEED_*: absent ones take `deliveryDefaults` (the poll interval's depends on sandbox mode: see `check`). */
+const delivery = Config.all({
+  pollIntervalSeconds: optionalPositiveInt("FEED_POLL_INTERVAL_SECONDS"),
+  pollIntervalSecondsByModule: Config.all(
+    Object.fromEntries(FEED_MODULES.map((m) => [m, optionalPositiveInt(`FEED_POLL_INTERVAL_SECONDS_${m.toUpperCase()}`)]))
+  ).pipe(Config.map((byModule) =>
+    Object.fromEntries(Object.entries(byModule).filter(([, n]) => n !== undefined)) as Partial<Record<FeedModuleName, number>>
+  )),
+  maxItemAgeHours: positiveInt("FEED_MAX_ITEM_AGE_HOURS", 24),
+  maxItemsPerPoll: positiveInt("FEED_MAX_ITEMS_PER_POLL", 5),
+  offlineGraceSeconds: positiveInt("FEED_OFFLINE_GRACE_SECONDS", 300),
+  failedAfterHours: positiveInt("FEED_FAILED_AFTER_HOURS", 24),
+  fetchTimeoutMs: positiveInt("FEED_FETCH_TIMEOUT_MS", 15_000),
+  maxBodyBytes: positiveInt("FEED_MAX_BODY_BYTES", 5 * 1024 * 1024),
+  hostConcurrency: positiveInt("FEED_HOST_CONCURRENCY", 2),
+  contact: optionalString("FEED_CONTACT"),
+  userAgent: optionalString("FEED_USER_AGENT")
+})
 
 /** Thrown inside Config.map and turned into one start-up line by `loadConfig`. */
 class Invalid extends Error {}
@@ -84,12 +153,28 @@ const raw = Config.all({
     Config.map(Option.getOrUndefined),
     Config.map((n) => n === undefined || n > 0 ? n : invalid("AUDIT_RETENTION_DAYS", `expected a positive number of days, got ${n}`))
   ),
+  role: Config.Literals(["all", "api", "worker"], "ROLE").pipe(Config.withDefault("all" as const)),
+  delivery
 })
 
 export class ConfigInvalid extends Schema.TaggedError<ConfigInvalid>()("ConfigInvalid", { message: Schema.String }) {}
 
+/** A loopback address or name (127.0.0.0/8, ::1, localhost): reachable from this machine only. */
+export const isLoopbackHost = (host: string): boolean => {
+  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1")
+  return h === "localhost" || h.endsWith(".localhost") || /^127(\.\d{1,3}){3}$/.test(h) || h === "::1" ||
+    /^(0:){7}1$/.test(h) || /^::ffff:127(\.\d{1,3}){3}$/.test(h)
+}
+
 const check = (c: Config.Success<typeof raw>): AppConfigShape => {
-  const sandbox = c.sandbox ?? c.discordClientId === undefined
+  // Sandbox mode (password-less sign-in, fault injection) only on a loopback address unless SANDBOX=true says so
+  // (decisions.md "Sandbox mode"); a PUBLIC_URL elsewhere means a proxy makes it public.
+  const local = isLoopbackHost(c.host) && (c.publicUrl === undefined || (URL.canParse(c.publicUrl) && isLoopbackHost(new URL(c.publicUrl).hostname)))
+  const noCredentials = c.discordClientId === undefined && c.discordClientSecret === undefined
+  const sandbox = c.sandbox ?? (noCredentials && local)
+  if (!sandbox && c.sandbox === undefined && noCredentials) {
+    invalid("DISCORD_CLIENT_ID", `DISCORD_CLIENT_ID and DISCORD_CLIENT_SECRET are required: the sandbox starts by itself only on a loopback address (HOST=${c.host}${c.publicUrl === undefined ? "" : `, PUBLIC_URL=${c.publicUrl}`}); set SANDBOX=true to run it there anyway`)
+  }
   let keyring: Keyring | undefined
   if (c.tokenKey !== undefined) {
     try {
@@ -110,7 +195,15 @@ const check = (c: Config.Success<typeof raw>): AppConfigShape => {
   const allowedRedirectUris = sandbox && c.allowedRedirectUris.length === 0
     ? [`${publicUrl}/sandbox/callback`, "http://127.0.0.1/callback", "http://localhost/callback"]
     : c.allowedRedirectUris
-  return { ...rest, sandbox, keyring, publicUrl, allowedRedirectUris }
+  const unusable = makeRedirectAllowlist(allowedRedirectUris).invalid
+  if (unusable.length > 0) {
+    invalid("ALLOWED_REDIRECT_URIS", `expected absolute http(s) URLs without user info, fragment or dot segments; refused: ${unusable.map((u) => JSON.stringify(u)).join(", ")}`)
+  }
+  const deliveryConfig: DeliveryConfig = {
+    ...c.delivery,
+    pollIntervalSeconds: c.delivery.pollIntervalSeconds ?? deliveryDefaults(sandbox).pollIntervalSeconds
+  }
+  return { ...rest, sandbox, keyring, publicUrl, allowedRedirectUris, delivery: deliveryConfig }
 }
 
 /** `SchemaError(Expected … number\n  at ["PORT"])` → `PORT: expected … number`. */

@@ -2,13 +2,28 @@
  * The settings tags of the services and the HTTP layer, cut from the parsed configuration: each
  * consumer sees only what it uses, and only this folder knows how the environment is read.
  */
-import { Layer } from "effect"
+import { Duration, Layer } from "effect"
 import { HttpSettings } from "../../http/HttpSettings.ts"
 import { AuthSettings } from "../../services/AuthSettings.ts"
+import { DeliverySettings } from "../../services/DeliverySettings.ts"
 import { DirectorySettings } from "../../services/Directory.ts"
 import { AppConfig } from "./AppConfig.ts"
 import type { AppConfigShape } from "./AppConfig.ts"
+import type { SourcePollerHttpOptions } from "../sources/poll/SourcePollerHttp.ts"
 import { FeedsConfigEnv } from "./FeedsConfigEnv.ts"
+import { FormsConfigEnv } from "./FormsConfigEnv.ts"
+
+/** DeliverySettings from FEED_* (AppConfig's `delivery`). */
+export const deliverySettings = (c: AppConfigShape) =>
+  Layer.succeed(DeliverySettings, DeliverySettings.of({
+    ...DeliverySettings.defaults,
+    pollIntervalSeconds: c.delivery.pollIntervalSeconds,
+    pollIntervalSecondsByModule: c.delivery.pollIntervalSecondsByModule,
+    maxItemAgeHours: c.delivery.maxItemAgeHours,
+    maxItemsPerPoll: c.delivery.maxItemsPerPoll,
+    offlineGraceSeconds: c.delivery.offlineGraceSeconds,
+    failedAfterHours: c.delivery.failedAfterHours
+  }))
 
 const fromConfig = (c: AppConfigShape) =>
   Layer.mergeAll(
@@ -21,6 +36,7 @@ const fromConfig = (c: AppConfigShape) =>
       signInStateTtlSeconds: c.signInStateTtlSeconds
     })),
     Layer.succeed(DirectorySettings, DirectorySettings.of({ publicUrl: c.publicUrl })),
+    deliverySettings(c),
     Layer.succeed(HttpSettings, HttpSettings.of({
       publicUrl: c.publicUrl,
       trustProxy: c.trustProxy,
@@ -30,9 +46,23 @@ const fromConfig = (c: AppConfigShape) =>
   )
 
 /**
- * Every settings tag, from a parsed configuration (FeedsConfig also reads its own variables:
- * FeedsConfigEnv). A new layer per configuration: a build shares a layer by reference, and two
- * gateways in one process (tests) must each get their own settings.
+ * Every settings tag, from a parsed configuration (FeedsConfig and FormsSettings also read their
+ * own variables: FeedsConfigEnv, FormsConfigEnv). A new layer per configuration: a build shares a
+ * layer by reference, and two gateways in one process (tests) must each get their own settings.
  */
 export const SettingsLive = (config: AppConfigShape) =>
-  Layer.mergeAll(fromConfig(config), Layer.fresh(FeedsConfigEnv)).pipe(Layer.provide(Layer.succeed(AppConfig, config)))
+  Layer.mergeAll(fromConfig(config), Layer.fresh(FeedsConfigEnv), Layer.fresh(FormsConfigEnv)).pipe(Layer.provide(Layer.succeed(AppConfig, config)))
+
+/**
+ * The source poller's options: the sources' clients as the mode gives them (sandbox twins, or the
+ * credentials from the environment: SandboxMode's `pollerSources`), with the FEED_* fetch settings.
+ */
+export const pollerOptions = (c: AppConfigShape, sources: SourcePollerHttpOptions): SourcePollerHttpOptions => ({
+  ...sources,
+  userAgent: c.delivery.userAgent,
+  contact: c.delivery.contact,
+  timeout: Duration.millis(c.delivery.fetchTimeoutMs),
+  maxBodyBytes: c.delivery.maxBodyBytes,
+  hostConcurrency: c.delivery.hostConcurrency,
+  offlineGraceSeconds: c.delivery.offlineGraceSeconds
+})

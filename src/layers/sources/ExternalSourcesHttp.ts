@@ -11,6 +11,7 @@ import { ExternalSources } from "../../services/ExternalSources.ts"
 import { type ForumOptions, makeForum } from "./Forum.ts"
 import { makeMicroblog, type MicroblogOptions } from "./Microblog.ts"
 import { makePhoto, type PhotoOptions } from "./Photo.ts"
+import { makePublicOnlyClient } from "./PublicOnlyClient.ts"
 import { makeRss, type RssOptions } from "./Rss.ts"
 import { makeStreaming, type StreamingOptions } from "./Streaming.ts"
 import { DEFAULT_TIMEOUT, notConfigured, type Upstream } from "./Upstream.ts"
@@ -62,7 +63,14 @@ const make = (options: ExternalSourcesOptions) =>
     const microblog = options.microblog === undefined ? undefined : makeMicroblog(upstream("microblog"), options.microblog)
     const photo = options.photo === undefined ? undefined : makePhoto(upstream("photo"), options.photo)
     const forum = options.forum === undefined ? undefined : yield* makeForum(upstream("forum"), options.forum)
-    const rss = makeRss(upstream("rss"), options.rss ?? {})
+    // User-given URLs: connections only to public addresses, checked at connect time (PublicOnlyClient.ts).
+    const rssOptions = options.rss ?? {}
+    const rss = makeRss(
+      rssOptions.allowPrivateAddresses === true
+        ? upstream("rss")
+        : { ...upstream("rss"), client: yield* makePublicOnlyClient({ resolve: rssOptions.resolve }) },
+      rssOptions
+    )
 
     const lookupUser = (module: LookupModule, nameOrId: string) => {
       switch (module) {

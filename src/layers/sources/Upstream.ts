@@ -7,8 +7,14 @@ import { Duration, Effect, Schema } from "effect"
 import type { Option } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { RequestTimeout, ServiceUnavailable } from "../../domain/Errors.ts"
+import { dependencyFailed, dependencySucceeded } from "../../services/DependencyHealth.ts"
 
 export const DEFAULT_TIMEOUT: Duration.Input = "10 seconds"
+
+/** Every 503 carries Retry-After (decisions.md "Errors"): this when the upstream named no wait. */
+export const RETRY_AFTER_SECONDS = 10
+/** A source without configuration, or whose credentials are refused, needs an operator: ask for a longer wait. */
+export const RETRY_AFTER_MISCONFIGURED_SECONDS = 60
 
 /** Who is called: the names used in every message (`"streaming"`, `"Twitch"`). */
 export interface Upstream {
@@ -32,13 +38,16 @@ export interface Answer {
 const describe = (u: Upstream) => `The ${u.source} source (${u.service})`
 
 export const notConfigured = (source: string, variables: string) =>
-  ServiceUnavailable.of(`The ${source} source is not configured (set ${variables}).`)
+  ServiceUnavailable.of(`The ${source} source is not configured (set ${variables}).`, RETRY_AFTER_MISCONFIGURED_SECONDS)
 
 export const timedOut = (u: Upstream) =>
   RequestTimeout.of(`${describe(u)} did not answer within ${Duration.format(Duration.fromInputUnsafe(u.timeout))}; retry.`)
 
-export const unavailable = (u: Upstream, what: string, retryAfterSeconds?: number) =>
-  ServiceUnavailable.of(`${describe(u)} ${what}.`, retryAfterSeconds)
+export const unavailable = (u: Upstream, what: string, retryAfterSeconds: number = RETRY_AFTER_SECONDS) =>
+  ServiceUnavailable.of(`${describe(u)} ${what}.`, Math.max(1, retryAfterSeconds))
+
+/** The name under which an upstream's outages are logged (DependencyHealth: one line down, one back). */
+export const dependencyOf = (u: Upstream) => `${u.source} (${u.service})`
 
 /** Seconds from a `Retry-After` header (seconds form only), else undefined. */
 export const retryAfter = (headers: Readonly<Record<string, string>>): number | undefined => {
@@ -61,30 +70,30 @@ export const sendRaw = (u: Upstream, request: HttpClientRequest.HttpClientReques
       )
     ),
     Effect.catch((error) =>
-      Effect.logWarning(`${u.service} unreachable`).pipe(
-        Effect.annotateLogs({ source: u.source, reason: error.reason._tag }),
+      dependencyFailed(dependencyOf(u), { source: u.source, reason: error.reason._tag }).pipe(
         Effect.andThen(Effect.fail(unavailable(u, "is unreachable")))
       )
     ),
-    Effect.timeoutOrElse({ duration: u.timeout, orElse: () => Effect.fail(timedOut(u)) }),
+    Effect.timeoutOrElse({
+      duration: u.timeout,
+      orElse: () => dependencyFailed(dependencyOf(u), { source: u.source, reason: "timeout" }).pipe(Effect.andThen(Effect.fail(timedOut(u))))
+    }),
     Effect.flatMap((answer) =>
       answer.status >= 500 || answer.status === 429
-        ? Effect.logWarning(`${u.service} answered ${answer.status}`).pipe(
-          Effect.annotateLogs({ source: u.source }),
+        ? dependencyFailed(dependencyOf(u), { source: u.source, status: answer.status }).pipe(
           Effect.andThen(Effect.fail(unavailable(u, `answered ${answer.status}`, retryAfter(answer.headers))))
         )
-        : Effect.succeed(answer)
+        : Effect.as(dependencySucceeded(dependencyOf(u)), answer)
     )
   )
 
 /** A 401 means the gateway's own credentials were refused: ServiceUnavailable, logged. */
 export const refuseUnauthorized = (u: Upstream) => (answer: Answer): Effect.Effect<Answer, ServiceUnavailable> =>
   answer.status === 401
-    ? Effect.logWarning(`${u.service} refused the gateway's credentials`).pipe(
-      Effect.annotateLogs({ source: u.source }),
-      Effect.andThen(Effect.fail(unavailable(u, "refused the gateway's credentials")))
+    ? dependencyFailed(`${dependencyOf(u)} credentials`, { source: u.source, status: 401 }).pipe(
+      Effect.andThen(Effect.fail(unavailable(u, "refused the gateway's credentials", RETRY_AFTER_MISCONFIGURED_SECONDS)))
     )
-    : Effect.succeed(answer)
+    : Effect.as(dependencySucceeded(`${dependencyOf(u)} credentials`), answer)
 
 /** `sendRaw`, and a 401 is ServiceUnavailable. */
 export const send = (u: Upstream, request: HttpClientRequest.HttpClientRequest): Effect.Effect<Answer, RequestTimeout | ServiceUnavailable> =>
@@ -104,9 +113,8 @@ export const decode = <S extends Schema.ConstraintDecoder<unknown>>(u: Upstream,
   return (body: unknown): Effect.Effect<S["Type"], ServiceUnavailable> => {
     const decoded: Option.Option<S["Type"]> = run(body)
     return decoded._tag === "Some"
-      ? Effect.succeed(decoded.value)
-      : Effect.logWarning(`${u.service} answered an unexpected body`).pipe(
-        Effect.annotateLogs({ source: u.source }),
+      ? Effect.as(dependencySucceeded(`${dependencyOf(u)} answers`), decoded.value)
+      : dependencyFailed(`${dependencyOf(u)} answers`, { source: u.source, reason: "unexpected body" }).pipe(
         Effect.andThen(Effect.fail(unavailable(u, "answered something unexpected")))
       )
   }

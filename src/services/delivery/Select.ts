@@ -114,7 +114,8 @@ export const selectForFeed = (
     if (seen.has(item.id)) return skip([pastReason(options.history?.get(item.id))], false)
     const reasons: Array<string> = []
     if (item.eventAt.getTime() < oldest) reasons.push(ageReason(limits.maxItemAgeHours))
-    else if (item.eventAt.getTime() < feed.createdAt.getTime()) reasons.push(BEFORE_CREATION)
+    // Feed dates have whole seconds: an item of the creation's own second is not "before" it.
+    else if (item.eventAt.getTime() < Math.floor(feed.createdAt.getTime() / 1000) * 1000) reasons.push(BEFORE_CREATION)
     const decision = decide(item, feed.options)
     if (decision.verdict === "skip") reasons.push(...decision.reasons)
     if (reasons.length > 0) return skip(reasons, true)

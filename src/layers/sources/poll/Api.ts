@@ -9,6 +9,7 @@ import { RequestTimeout, ServiceUnavailable } from "../../../domain/Errors.ts"
 import { PollFailed } from "../../../services/SourcePoller.ts"
 import { makeAppToken, type Token } from "../AppToken.ts"
 import { failed, type Fetched, type Fetcher, json } from "./Fetch.ts"
+import { RETRY_AFTER_SECONDS } from "../Upstream.ts"
 
 /** Decodes a JSON answer; anything else means the platform is not behaving as documented. */
 export const decodeJson = <S extends Schema.ConstraintDecoder<unknown>>(schema: S, name: string) => {
@@ -23,7 +24,7 @@ export const decodeJson = <S extends Schema.ConstraintDecoder<unknown>>(schema: 
 
 // AppToken.ts speaks the API's errors; a poll speaks PollFailed. These carry one into the other.
 const toUpstream = (e: PollFailed): RequestTimeout | ServiceUnavailable =>
-  e.kind === "timeout" ? RequestTimeout.of(e.message) : ServiceUnavailable.of(e.message, e.retryAfterSeconds)
+  e.kind === "timeout" ? RequestTimeout.of(e.message) : ServiceUnavailable.of(e.message, e.retryAfterSeconds ?? RETRY_AFTER_SECONDS)
 const toPoll = (e: PollFailed | RequestTimeout | ServiceUnavailable): PollFailed => {
   if (e instanceof PollFailed) return e
   const problem = e.problems[0]

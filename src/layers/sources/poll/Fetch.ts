@@ -11,6 +11,7 @@ import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import type { HttpClientResponse } from "effect/http"
 import { createHash } from "node:crypto"
 import { PollFailed, type PollResult, type PollState } from "../../../services/SourcePoller.ts"
+import { refusedPrivate } from "../Rss.ts"
 
 export interface FetchSettings {
   readonly userAgent: string
@@ -20,6 +21,8 @@ export interface FetchSettings {
   readonly maxRedirects: number
   /** Requests in flight per host (feed hosts). */
   readonly hostConcurrency: number
+  /** For guarded requests (user-given URLs): a client that connects to public addresses only (PublicOnlyClient.ts). */
+  readonly guardedClient?: HttpClient.HttpClient | undefined
 }
 
 export interface Fetched {
@@ -146,11 +149,13 @@ export const makeFetcher = (settings: FetchSettings) =>
       | { readonly _tag: "Done"; readonly fetched: Fetched }
 
     /** One request and its body, within the time-out. */
-    const hop = (request: HttpClientRequest.HttpClientRequest, name: string): Effect.Effect<Hop, PollFailed> =>
-      client.execute(request).pipe(
+    const hop = (request: HttpClientRequest.HttpClientRequest, name: string, via: HttpClient.HttpClient): Effect.Effect<Hop, PollFailed> =>
+      via.execute(request).pipe(
         Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" }),
         Effect.mapError((e) =>
-          failed("unreachable", `${name} could not be reached (${e.reason._tag === "TransportError" ? "connection failed" : e.reason._tag}).`)
+          refusedPrivate(e)
+            ? failed("unreachable", `${name} resolves to a private or loopback address the gateway does not read.`)
+            : failed("unreachable", `${name} could not be reached (${e.reason._tag === "TransportError" ? "connection failed" : e.reason._tag}).`)
         ),
         Effect.flatMap((response): Effect.Effect<Hop, PollFailed> => {
           if (REDIRECTS.has(response.status)) {
@@ -202,7 +207,8 @@ export const makeFetcher = (settings: FetchSettings) =>
           if (req.guard !== undefined) yield* req.guard(url)
           const limit = req.concurrency ?? settings.hostConcurrency
           // Keyed by limit too: a platform API and feeds on one host (the sandbox) keep their own limits.
-          const result = yield* perHost(`${limit}@${url.host}`, limit, hop(request, req.name))
+          const via = req.guard !== undefined ? settings.guardedClient ?? client : client
+          const result = yield* perHost(`${limit}@${url.host}`, limit, hop(request, req.name, via))
           if (result._tag === "Done") return result.fetched
           if (result.location === undefined || result.location.trim() === "") {
             return yield* Effect.fail(failed("http", `${req.name} answered ${result.status} without saying where to.`, { status: result.status }))

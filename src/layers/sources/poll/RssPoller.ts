@@ -16,6 +16,8 @@ import { publicAddressesOnly } from "./Guard.ts"
 export interface RssPollOptions {
   /** Sandbox and tests only: read feeds on loopback and private addresses (production: false). */
   readonly allowPrivateAddresses?: boolean | undefined
+  /** How host names are resolved, before each hop and at connect time (tests inject one). Default: the system's. */
+  readonly resolve?: ((host: string) => Promise<ReadonlyArray<{ readonly address: string; readonly family: number }>>) | undefined
 }
 
 const ACCEPT = "application/rss+xml, application/atom+xml, application/rdf+xml;q=0.9, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.5"
@@ -59,7 +61,7 @@ export const makeRssPoller = (fetcher: Fetcher, options: RssPollOptions) => {
       const fetched = yield* fetcher.fetch({
         request: HttpClientRequest.get(feedUrl, { headers: { accept: ACCEPT } }),
         name,
-        guard: options.allowPrivateAddresses === true ? undefined : publicAddressesOnly(name),
+        guard: options.allowPrivateAddresses === true ? undefined : publicAddressesOnly(name, options.resolve),
         previous
       })
       yield* statusProblem(fetched, name)

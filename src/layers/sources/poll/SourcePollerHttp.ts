@@ -6,11 +6,13 @@
  * naming the variables to set. rss needs none. `pollMany` batches streaming (100 channels a Helix
  * call) and polls the other modules a few at a time.
  */
-import { Config, Duration, Effect, Layer, Option } from "effect"
+import { Cause, Config, Duration, Effect, Layer, Option } from "effect"
 import type { HttpClient } from "effect/http"
 import type { FeedModuleName } from "../../../domain/Platform.ts"
 import { type PollFailed, type PollResult, type PollState, SourcePoller } from "../../../services/SourcePoller.ts"
+import { redactText } from "../../../services/Redact.ts"
 import { ExternalSourcesHttp, type ExternalSourcesOptions, SOURCE_ENV } from "../ExternalSourcesHttp.ts"
+import { makePublicOnlyClient } from "../PublicOnlyClient.ts"
 import { failed, makeFetcher } from "./Fetch.ts"
 import { type ForumPollOptions, makeForumPoller } from "./ForumPoller.ts"
 import { makeMicroblogPoller, type MicroblogPollOptions } from "./MicroblogPoller.ts"
@@ -74,7 +76,9 @@ const make = (options: SourcePollerHttpOptions) =>
       timeout: options.timeout ?? "15 seconds",
       maxBodyBytes: options.maxBodyBytes ?? 5 * 1024 * 1024,
       maxRedirects: options.maxRedirects ?? 5,
-      hostConcurrency: options.hostConcurrency ?? 2
+      hostConcurrency: options.hostConcurrency ?? 2,
+      // User-given feed URLs connect to public addresses only, checked at connect time.
+      guardedClient: options.rss?.allowPrivateAddresses === true ? undefined : yield* makePublicOnlyClient({ resolve: options.rss?.resolve })
     })
     const api = options.apiConcurrency ?? 8
     const connectors: Record<FeedModuleName, Connector> = {
@@ -106,11 +110,12 @@ const make = (options: SourcePollerHttpOptions) =>
         connectors[module].poll(identifier, previous).pipe(
           // A defect in a connector (a bug, a platform answering beyond its schema) fails this poll only.
           Effect.catchDefect((defect) =>
-            Effect.logError("source connector defect", defect).pipe(
+            // The defect may quote the URL it failed on, whose path or query may hold a secret: redacted.
+            Effect.logError("source connector defect", redactText(Cause.pretty(Cause.die(defect)))).pipe(
               Effect.andThen(Effect.fail(failed("unreadable", `The ${module} source answered something the gateway could not handle.`)))
             )
           ),
-          Effect.annotateLogs({ module, identifier })
+          Effect.annotateLogs({ module, identifier: redactText(identifier) })
         ),
       pollMany
     })
