@@ -1,16 +1,21 @@
 /**
  * The AuthRateLimit middleware of every `/auth` endpoint (decisions.md "Rate limits"): 120 requests
- * per hour per client address, counted before the handler runs, so failed sign-in attempts count
- * too. The client address is the socket's peer; `X-Forwarded-For` is read only with TRUST_PROXY,
- * and then only its last entry (the one our proxy appended; earlier ones are the client's to forge).
- * Requires HttpSettings and RateLimiter (memory, or Redis shared by every instance).
+ * per hour, counted before the handler runs, so failed sign-in attempts count too. The key: for
+ * check, refresh and revoke presenting a valid gateway token, the token's family (its sign-in), so
+ * junk from one address cannot lock the signed-in users behind it out of refresh; otherwise the
+ * client address. The client address is the socket's peer; `X-Forwarded-For` is read only with
+ * TRUST_PROXY, and then only its last entry (the one our proxy appended; earlier ones are the
+ * client's to forge).
+ * Requires HttpSettings, TokenStore and RateLimiter (memory, or Redis shared by every instance).
  */
 import { Effect, Layer, Option } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { RateLimiter } from "effect/persistence"
+import { parseToken } from "../domain/AccessToken.ts"
+import { TokenStore } from "../services/TokenStore.ts"
 import { HttpSettings } from "./HttpSettings.ts"
 import { AuthRateLimit } from "./Middleware.ts"
-import { countRequest } from "./RateLimit.ts"
+import { countRequest, makeFallbackLimiter } from "./RateLimit.ts"
 
 /** The counting key of a request: its client address. */
 export const clientAddress = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean): string => {
@@ -23,16 +28,31 @@ export const clientAddress = (request: HttpServerRequest.HttpServerRequest, trus
   return Option.getOrElse(peer, () => "unknown")
 }
 
+/** The gateway token a request to check, refresh or revoke presents (the header its endpoint reads). */
+export const presentedToken = (request: HttpServerRequest.HttpServerRequest): string | undefined => {
+  const path = request.url.split("?", 1)[0]!
+  if (path === "/auth/idp/token/refresh") return parseToken(request.headers["x-refresh-token"])
+  if (path === "/auth/idp/token/check" || path === "/auth/idp/token/revoke") return parseToken(request.headers["authorization"])
+  return undefined
+}
+
 export const AuthRateLimitLive = Layer.effect(
   AuthRateLimit,
   Effect.gen(function*() {
     const limiter = yield* RateLimiter.RateLimiter
+    const fallback = yield* makeFallbackLimiter
     const settings = yield* HttpSettings
+    const store = yield* TokenStore
     const policy = { name: "auth", limit: settings.rateLimitAuthPerHour, windowSeconds: 3600 } as const
+    // A store that cannot answer leaves the request counted by address (the handler then answers 503).
+    const familyOf = (token: string) => store.familyOf(token).pipe(Effect.orElseSucceed(() => undefined))
     return AuthRateLimit.of((httpEffect) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
-        yield* countRequest(limiter, policy, clientAddress(request, settings.trustProxy))
+        const token = presentedToken(request)
+        const family = token === undefined ? undefined : yield* familyOf(token)
+        const key = family === undefined ? `ip:${clientAddress(request, settings.trustProxy)}` : `family:${family}`
+        yield* countRequest(limiter, policy, key, fallback)
         return yield* httpEffect
       })
     )

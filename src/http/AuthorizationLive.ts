@@ -1,4 +1,4 @@
-/** The Authorization middleware: token → principal → the user's `/api` rate limit. */
+/** The Authorization middleware: token (the first presented that resolves) → principal → the user's `/api` rate limit. */
 import { Effect, Exit, Layer } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { RateLimiter } from "effect/persistence"
@@ -8,8 +8,8 @@ import { TokenStore } from "../services/TokenStore.ts"
 import { HttpSettings } from "./HttpSettings.ts"
 import { Authorization, CurrentPrincipal } from "./Middleware.ts"
 import type { Principal } from "./Middleware.ts"
-import { countRequest } from "./RateLimit.ts"
-import { accessTokenFrom } from "../domain/AccessToken.ts"
+import { countRequest, makeFallbackLimiter } from "./RateLimit.ts"
+import { accessTokensFrom } from "../domain/AccessToken.ts"
 
 type Resolution = Exit.Exit<Principal, Unauthorized | TooManyRequests | ServiceUnavailable>
 
@@ -18,6 +18,8 @@ export const AuthorizationLive = Layer.effect(
   Effect.gen(function*() {
     const store = yield* TokenStore
     const limiter = yield* RateLimiter.RateLimiter
+    // While the shared counter store is unreachable this instance counts in memory (http/RateLimit.ts).
+    const fallback = yield* makeFallbackLimiter
     const settings = yield* HttpSettings
     const policy = { name: "api", limit: settings.rateLimitApiPerMinute, windowSeconds: 60 } as const
     // Both declared schemes run this; the first run's outcome is reused by the second.
@@ -28,15 +30,19 @@ export const AuthorizationLive = Layer.effect(
       const cached = memo.get(request)
       if (cached !== undefined) return yield* cached
       const exit = yield* Effect.exit(Effect.gen(function*() {
-        const token = accessTokenFrom(request.headers)
-        if (token === undefined) {
+        const tokens = accessTokensFrom(request.headers)
+        if (tokens.length === 0) {
           return yield* Unauthorized.of("An access token is required (Authorization or X-Access-Token header).")
         }
-        const principal = yield* store.resolveAccess(token).pipe(
-          Effect.catchDefect(() => Effect.fail(ServiceUnavailable.of("Token storage is unreachable; retry later.", 5)))
-        )
+        let principal: Principal | undefined
+        for (const token of tokens) {
+          principal = yield* store.resolveAccess(token).pipe(
+            Effect.catchDefect(() => Effect.fail(ServiceUnavailable.of("Token storage is unreachable; retry later.", 5)))
+          )
+          if (principal !== undefined) break
+        }
         if (principal === undefined) return yield* Unauthorized.of()
-        yield* countRequest(limiter, policy, principal.userId)
+        yield* countRequest(limiter, policy, principal.userId, fallback)
         return principal
       }))
       memo.set(request, exit)

@@ -1,14 +1,20 @@
 /**
  * Counting a request against a limit of decisions.md, with the IETF RateLimit fields on the answer.
  * The counter store is Effect's RateLimiter (memory, or Redis shared by every instance). When the
- * store is unreachable the request is admitted and a warning logged: an outage of the counters
- * must not take the API down (README: "Rate limits").
+ * shared store is unreachable this instance counts alone, in memory (limits hold per instance; an
+ * outage of the counters neither takes the API down nor admits everything: README "Rate limits").
+ * The outage is logged once when it starts and once when it ends (services/DependencyHealth.ts),
+ * not once per request.
  */
 import { Duration, Effect } from "effect"
 import { HttpEffect, HttpServerResponse } from "effect/http"
 import type { HttpServerRequest } from "effect/http"
 import { RateLimiter } from "effect/persistence"
 import { TooManyRequests } from "../domain/Errors.ts"
+import { dependencyFailed, dependencySucceeded } from "../services/DependencyHealth.ts"
+
+/** The dependency name of the counter store in outage lines (the memory store never fails). */
+export const RATE_LIMIT_STORE = "redis"
 
 export interface Policy {
   readonly name: "api" | "auth"
@@ -26,38 +32,63 @@ const setHeaders = (policy: Policy, remaining: number, resetSeconds: number, ret
     return Effect.succeed(out)
   })
 
-export const countRequest = (
-  limiter: RateLimiter.RateLimiter,
-  policy: Policy,
-  key: string
-): Effect.Effect<void, TooManyRequests, HttpServerRequest.HttpServerRequest> =>
+/** The in-memory counters of one instance, used while the shared store is unreachable. */
+export const makeFallbackLimiter: Effect.Effect<RateLimiter.RateLimiter> = RateLimiter.make.pipe(
+  Effect.provide(RateLimiter.layerStoreMemory)
+)
+
+const consume = (limiter: RateLimiter.RateLimiter, policy: Policy, key: string) =>
   limiter.consume({
     algorithm: "fixed-window",
     onExceeded: "fail",
     window: Duration.seconds(policy.windowSeconds),
     limit: policy.limit,
     key: `${policy.name}:${key}`
-  }).pipe(
+  })
+
+const admitted = (policy: Policy, r: RateLimiter.ConsumeResult) =>
+  setHeaders(policy, r.remaining, Math.max(0, Math.ceil(Duration.toSeconds(r.resetAfter))))
+
+const refused = (policy: Policy, reason: RateLimiter.RateLimitExceeded) => {
+  const retryAfter = Math.max(1, Math.ceil(Duration.toSeconds(reason.retryAfter)))
+  return setHeaders(policy, 0, retryAfter, retryAfter).pipe(
+    Effect.andThen(
+      Effect.fail(
+        TooManyRequests.of(
+          `Rate limit of ${policy.limit} requests per ${policy.windowSeconds} s exceeded; retry after ${retryAfter} s.`,
+          retryAfter
+        )
+      )
+    )
+  )
+}
+
+/** Counts on `fallback` (memory, never unreachable) alone. */
+const countAlone = (fallback: RateLimiter.RateLimiter, policy: Policy, key: string) =>
+  consume(fallback, policy, key).pipe(
     Effect.matchEffect({
-      onSuccess: (r) =>
-        setHeaders(policy, r.remaining, Math.max(0, Math.ceil(Duration.toSeconds(r.resetAfter)))),
+      onSuccess: (r) => admitted(policy, r),
+      onFailure: (error) => error.reason._tag === "RateLimitExceeded" ? refused(policy, error.reason) : Effect.void
+    })
+  )
+
+/** Counts a request on `limiter`; while its store is unreachable, on `fallback` (this instance's memory). */
+export const countRequest = (
+  limiter: RateLimiter.RateLimiter,
+  policy: Policy,
+  key: string,
+  fallback: RateLimiter.RateLimiter
+): Effect.Effect<void, TooManyRequests, HttpServerRequest.HttpServerRequest> =>
+  consume(limiter, policy, key).pipe(
+    Effect.matchEffect({
+      onSuccess: (r) => Effect.andThen(dependencySucceeded(RATE_LIMIT_STORE), admitted(policy, r)),
       onFailure: (error) => {
         const reason = error.reason
         if (reason._tag === "RateLimitExceeded") {
-          const retryAfter = Math.max(1, Math.ceil(Duration.toSeconds(reason.retryAfter)))
-          return setHeaders(policy, 0, retryAfter, retryAfter).pipe(
-            Effect.andThen(
-              Effect.fail(
-                TooManyRequests.of(
-                  `Rate limit of ${policy.limit} requests per ${policy.windowSeconds} s exceeded; retry after ${retryAfter} s.`,
-                  retryAfter
-                )
-              )
-            )
-          )
+          return Effect.andThen(dependencySucceeded(RATE_LIMIT_STORE), refused(policy, reason))
         }
-        return Effect.logWarning("rate-limit store unreachable; request admitted").pipe(
-          Effect.annotateLogs({ policy: policy.name })
+        return dependencyFailed(RATE_LIMIT_STORE, { store: "rate limits", policy: policy.name, reason: reason._tag, detail: reason.message }).pipe(
+          Effect.andThen(countAlone(fallback, policy, key))
         )
       }
     })

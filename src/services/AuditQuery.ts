@@ -42,7 +42,8 @@ export const parseTimestamp = (raw: string): number | undefined => {
   const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])]
   const [hour, minute, second] = [Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0)]
   if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return undefined
-  if (hour > 23 || minute > 59 || second > 59) return undefined
+  // Second 60 is a leap second (ISO 8601): read as the next second, as PostgreSQL does.
+  if (hour > 23 || minute > 59 || second > 60) return undefined
   const millis = m[7] === undefined ? 0 : Math.floor(Number(`0.${m[7]}`) * 1000)
   let offsetMinutes = 0
   const zone = m[8]

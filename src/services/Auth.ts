@@ -63,6 +63,15 @@ export class Auth extends Context.Service<Auth, {
    * expired: once per family even under concurrency (single flight here, compare-and-set in storage).
    */
   readonly platformToken: (principal: Principal) => Effect.Effect<Redacted.Redacted<string>, PlatformTokenError>
+  /**
+   * After the platform refused `rejected` (a 401 on the user's token): the stored token when another
+   * request has replaced it already, else one refresh at the platform (shared as above). Fails
+   * (401, sign in again) only when that refresh is refused.
+   */
+  readonly renewPlatformToken: (
+    principal: Principal,
+    rejected: Redacted.Redacted<string>
+  ) => Effect.Effect<Redacted.Redacted<string>, PlatformTokenError>
 }>()("gateway/Auth") {
   static readonly layer = Layer.effect(
     Auth,
@@ -70,8 +79,8 @@ export class Auth extends Context.Service<Auth, {
       const families = yield* makeFamilies
       const signIn = yield* makeSignIn(families)
       const tokens = yield* makeTokenLifecycle(families)
-      const platformToken = yield* makePlatformToken(families)
-      return Auth.of({ ...signIn, ...tokens, platformToken })
+      const platform = yield* makePlatformToken(families)
+      return Auth.of({ ...signIn, ...tokens, ...platform })
     })
   )
 }

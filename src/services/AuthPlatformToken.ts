@@ -1,20 +1,28 @@
 /**
  * The platform access token of a signed-in principal (what PlatformSession hands the Directory):
- * decrypted once per ciphertext, and refreshed at the platform when (nearly) expired, once per
- * family even under concurrency (single flight here, compare-and-set in storage).
+ * decrypted once per ciphertext, and refreshed at the platform when (nearly) expired or when the
+ * platform refused it (401), once per family even under concurrency and across instances: single
+ * flight here, a claim in storage that the other instances wait out, compare-and-set on the result.
  */
-import { Deferred, Effect, Exit } from "effect"
-import type { Redacted } from "effect"
-import { Unauthorized } from "../domain/Errors.ts"
-import type { Auth, PlatformTokenError } from "./Auth.ts"
+import { Deferred, Effect, Exit, Redacted } from "effect"
+import { ServiceUnavailable, Unauthorized } from "../domain/Errors.ts"
+import type { Principal } from "../domain/Principal.ts"
+import type { PlatformTokenError } from "./Auth.ts"
 import { familyAad } from "./AuthFamily.ts"
 import type { Families } from "./AuthFamily.ts"
 import { ChatPlatform } from "./ChatPlatform.ts"
 import { Cipher } from "./Cipher.ts"
 import { now, TokenStore } from "./TokenStore.ts"
+import type { PlatformTokensEnc } from "./TokenStore.ts"
 
 /** A platform token is refreshed when it has less than this left. */
 const PLATFORM_SKEW_MS = 60_000
+/** How long one instance may hold a family's refresh (the platform call is bounded well within it). */
+const CLAIM_MS = 15_000
+/** How often an instance waiting for another one's refresh reads the stored tokens again. */
+const POLL_MS = 100
+
+type Token = Redacted.Redacted<string>
 
 export const makePlatformToken = (families: Families) =>
   Effect.gen(function*() {
@@ -22,68 +30,119 @@ export const makePlatformToken = (families: Families) =>
     const cipher = yield* Cipher
     const platform = yield* ChatPlatform
     const unauthorized = (message: string) => Unauthorized.of(message)
-    const inflight = new Map<string, Deferred.Deferred<Redacted.Redacted<string>, PlatformTokenError>>()
-    // A ciphertext that no configured key opens (key removed): the user must sign in again.
-    const platformDown = (): Effect.Effect<never, Unauthorized> =>
-      Effect.fail(unauthorized("The stored chat-platform credentials cannot be read; sign in again."))
+    const revoked = () => unauthorized("The sign-in was revoked; sign in again.")
+    const inflight = new Map<string, Deferred.Deferred<Token, PlatformTokenError>>()
+    const decrypted = new Map<string, { readonly enc: string; readonly token: Token }>()
 
-    const refreshAtPlatform = (familyId: string): Effect.Effect<Redacted.Redacted<string>, PlatformTokenError> =>
+    // A ciphertext that no configured key opens (key removed, or moved from another sign-in): sign in again.
+    const decryptAccess = (familyId: string, enc: string): Effect.Effect<Token, Unauthorized> => {
+      // A ciphertext (under its family's aad) always decrypts to the same token: decrypt it once.
+      const known = decrypted.get(familyId)
+      if (known !== undefined && known.enc === enc) return Effect.succeed(known.token)
+      return cipher.decrypt(enc, familyAad(familyId, "platform_access")).pipe(
+        Effect.tap((token) =>
+          Effect.sync(() => {
+            if (decrypted.size >= 10_000) decrypted.clear()
+            decrypted.set(familyId, { enc, token })
+          })
+        ),
+        Effect.catchTag("CipherError", () => unreadable)
+      )
+    }
+    const unreadable = Effect.fail(unauthorized("The stored chat-platform credentials cannot be read; sign in again."))
+
+    const due = (tokens: PlatformTokensEnc, at: Date) => tokens.expiresAt.getTime() - at.getTime() <= PLATFORM_SKEW_MS
+
+    /** Calls the platform under this instance's claim; the new access token. */
+    const refreshClaimed = (familyId: string, current: PlatformTokensEnc, until: Date) =>
       Effect.gen(function*() {
-        const current = yield* store.platformTokens(familyId)
-        if (current === undefined) return yield* unauthorized("The sign-in was revoked; sign in again.")
-        const at = yield* now
-        if (current.expiresAt.getTime() - at.getTime() > PLATFORM_SKEW_MS) {
-          return yield* cipher.decrypt(current.accessEnc, familyAad(familyId, "platform_access"))
-        }
-        const refreshToken = yield* cipher.decrypt(current.refreshEnc, familyAad(familyId, "platform_refresh"))
-        const fresh = yield* platform.refreshToken(refreshToken).pipe(
-          Effect.catchTag("PlatformRejected", () =>
-            // The platform refused the grant (revoked by the user, or expired): the sign-in is over.
-            families.revokeFamily(familyId).pipe(
-              Effect.andThen(Effect.fail(unauthorized("The chat platform ended this sign-in; sign in again.")))
-            ))
+        const refreshToken = yield* cipher.decrypt(current.refreshEnc, familyAad(familyId, "platform_refresh")).pipe(
+          Effect.catchTag("CipherError", () => unreadable)
         )
+        const outcome = yield* platform.refreshToken(refreshToken).pipe(
+          Effect.map((tokens) => ({ _tag: "Refreshed" as const, tokens })),
+          Effect.catchTag("PlatformRejected", () => Effect.succeed({ _tag: "Refused" as const }))
+        )
+        if (outcome._tag === "Refused") {
+          // Another instance may have refreshed after our claim ran out: then its tokens are the good ones.
+          const stored = yield* store.platformTokens(familyId, { fresh: true })
+          if (stored !== undefined && stored.accessEnc !== current.accessEnc) return yield* decryptAccess(familyId, stored.accessEnc)
+          // The platform refused the grant (revoked by the user, or expired): the sign-in is over.
+          yield* families.revokeFamily(familyId)
+          return yield* unauthorized("The chat platform ended this sign-in; sign in again.")
+        }
+        const fresh = outcome.tokens
         const enc = yield* families.encryptPlatform(familyId, fresh, yield* now)
-        const replaced = yield* store.replacePlatformTokens(familyId, current.accessEnc, enc)
-        if (!replaced) {
-          // Another instance refreshed first: use what it stored.
-          const stored = yield* store.platformTokens(familyId)
-          if (stored === undefined) return yield* unauthorized("The sign-in was revoked; sign in again.")
-          return yield* cipher.decrypt(stored.accessEnc, familyAad(familyId, "platform_access"))
-        }
-        return fresh.access_token
-      }).pipe(Effect.catchTag("CipherError", platformDown))
+        if (yield* store.replacePlatformTokens(familyId, current.accessEnc, enc)) return fresh.access_token
+        // Replaced meanwhile (our claim ran out): use what is stored.
+        const stored = yield* store.platformTokens(familyId, { fresh: true })
+        if (stored === undefined) return yield* revoked()
+        return yield* decryptAccess(familyId, stored.accessEnc)
+      }).pipe(
+        // On a fault (timeout, 5xx) or an interruption the next request may try at once instead of
+        // waiting the claim out (a successful replacement has ended it already).
+        Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : Effect.ignore(store.releasePlatformRefresh(familyId, until)))
+      )
 
-    const decrypted = new Map<string, { readonly enc: string; readonly token: Redacted.Redacted<string> }>()
-    const platformToken: Auth["Service"]["platformToken"] = (principal) =>
+    /**
+     * A usable token for the family: the stored one unless it is due (or is `rejectedEnc`, refused by
+     * the platform); otherwise one refresh, by this instance if it gets the claim, else by the one
+     * that holds it (waited for; a claim that ran out is taken over; past CLAIM_MS + 5 s, a 503).
+     */
+    const refresh = (familyId: string, rejectedEnc: string | undefined): Effect.Effect<Token, PlatformTokenError> =>
       Effect.gen(function*() {
-        const current = yield* store.platformTokens(principal.familyId)
-        if (current === undefined) return yield* unauthorized("The sign-in was revoked; sign in again.")
-        const at = yield* now
-        if (current.expiresAt.getTime() - at.getTime() > PLATFORM_SKEW_MS) {
-          // A ciphertext (under its family's aad) always decrypts to the same token: decrypt it once.
-          const known = decrypted.get(principal.familyId)
-          if (known !== undefined && known.enc === current.accessEnc) return known.token
-          const token = yield* cipher.decrypt(current.accessEnc, familyAad(principal.familyId, "platform_access")).pipe(
-            Effect.catchTag("CipherError", platformDown)
-          )
-          if (decrypted.size >= 10_000) decrypted.clear()
-          decrypted.set(principal.familyId, { enc: current.accessEnc, token })
-          return token
+        const deadline = (yield* now).getTime() + CLAIM_MS + 5_000
+        while (true) {
+          const current = yield* store.platformTokens(familyId, { fresh: true })
+          if (current === undefined) return yield* revoked()
+          const at = yield* now
+          const usable = rejectedEnc === undefined ? !due(current, at) : current.accessEnc !== rejectedEnc
+          if (usable) return yield* decryptAccess(familyId, current.accessEnc)
+          const until = new Date(at.getTime() + CLAIM_MS)
+          if (yield* store.claimPlatformRefresh(familyId, current.accessEnc, until)) {
+            return yield* refreshClaimed(familyId, current, until)
+          }
+          if (at.getTime() > deadline) {
+            return yield* ServiceUnavailable.of("The chat platform's token is being refreshed by another instance; retry.", 5)
+          }
+          yield* Effect.sleep(POLL_MS)
         }
-        const running = inflight.get(principal.familyId)
-        if (running !== undefined) return yield* Deferred.await(running)
-        const deferred = Deferred.makeUnsafe<Redacted.Redacted<string>, PlatformTokenError>()
-        inflight.set(principal.familyId, deferred)
-        return yield* refreshAtPlatform(principal.familyId).pipe(
+      })
+
+    /** One refresh at a time per family on this instance: concurrent callers share its outcome. */
+    const singleFlight = (familyId: string, rejectedEnc: string | undefined): Effect.Effect<Token, PlatformTokenError> =>
+      Effect.suspend(() => {
+        const running = inflight.get(familyId)
+        if (running !== undefined) return Deferred.await(running)
+        const deferred = Deferred.makeUnsafe<Token, PlatformTokenError>()
+        inflight.set(familyId, deferred)
+        return refresh(familyId, rejectedEnc).pipe(
           Effect.onExit((exit) =>
             Effect.sync(() => {
-              inflight.delete(principal.familyId)
+              inflight.delete(familyId)
               Deferred.doneUnsafe(deferred, Exit.isSuccess(exit) ? Effect.succeed(exit.value) : Effect.failCause(exit.cause))
             })
           )
         )
       })
 
-    return platformToken
+    const platformToken = (principal: Principal): Effect.Effect<Token, PlatformTokenError> =>
+      Effect.gen(function*() {
+        const current = yield* store.platformTokens(principal.familyId)
+        if (current === undefined) return yield* revoked()
+        if (!due(current, yield* now)) return yield* decryptAccess(principal.familyId, current.accessEnc)
+        return yield* singleFlight(principal.familyId, undefined)
+      })
+
+    /** After the platform refused `rejected` (401): the stored token if another request replaced it already, else one refresh. */
+    const renewPlatformToken = (principal: Principal, rejected: Token): Effect.Effect<Token, PlatformTokenError> =>
+      Effect.gen(function*() {
+        const current = yield* store.platformTokens(principal.familyId, { fresh: true })
+        if (current === undefined) return yield* revoked()
+        const token = yield* decryptAccess(principal.familyId, current.accessEnc)
+        if (Redacted.value(token) !== Redacted.value(rejected)) return token
+        return yield* singleFlight(principal.familyId, current.accessEnc)
+      })
+
+    return { platformToken, renewPlatformToken }
   })

@@ -7,6 +7,7 @@
 import { Duration, Effect, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
 import { BadRequest } from "../domain/Errors.ts"
+import type { Problem } from "../domain/Errors.ts"
 import type { Auth } from "./Auth.ts"
 import { verifierAad } from "./AuthFamily.ts"
 import type { Families } from "./AuthFamily.ts"
@@ -18,6 +19,12 @@ import { makeRedirectAllowlist } from "./RedirectAllowlist.ts"
 import { newSecret, newToken, now, sha256Hex, TokenStore } from "./TokenStore.ts"
 
 type Shape = Auth["Service"]
+
+/** The client's `state` is returned as sent: at most this long. */
+const MAX_STATE = 512
+/** BASE64URL(SHA-256(verifier)) without padding (RFC 7636 §4.2). */
+const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/
+const problem = (path: string, message: string): Problem => ({ message, additionalProperties: { path, in: "query" } })
 
 export const makeSignIn = (families: Families) =>
   Effect.gen(function*() {
@@ -35,21 +42,35 @@ export const makeSignIn = (families: Families) =>
 
     const login: Shape["login"] = (input) =>
       Effect.gen(function*() {
+        // Every problem in one answer, before anything is stored (decisions.md "Errors").
+        const problems: Array<Problem> = []
         const redirect = allowlist.match(input.redirectUri)
         if (redirect === undefined) {
-          return yield* BadRequest.of(
+          problems.push(problem(
+            "redirect_uri",
             input.redirectUri === undefined
               ? "redirect_uri is required."
-              : "redirect_uri is not on the allowlist (loopback URIs match on any port).",
-            { path: "redirect_uri", in: "query" }
-          )
+              : "redirect_uri is not on the allowlist (loopback URIs match on any port)."
+          ))
+        }
+        if (input.state !== undefined && (input.state.length > MAX_STATE || input.state.includes("\u0000"))) {
+          problems.push(problem(
+            "state",
+            input.state.length > MAX_STATE
+              ? `state must be at most ${MAX_STATE} characters.`
+              : "state must not contain U+0000 (the null character), which cannot be stored."
+          ))
+        }
+        if (input.codeChallenge !== undefined && !S256_CHALLENGE.test(input.codeChallenge)) {
+          problems.push(problem("code_challenge", "code_challenge must be the S256 challenge: 43 base64url characters (RFC 7636 §4.2)."))
         }
         if ((input.codeChallenge === undefined) !== (input.codeChallengeMethod === undefined)) {
-          return yield* BadRequest.of("code_challenge and code_challenge_method=S256 go together.", {
-            path: input.codeChallenge === undefined ? "code_challenge" : "code_challenge_method",
-            in: "query"
-          })
+          problems.push(problem(
+            input.codeChallenge === undefined ? "code_challenge" : "code_challenge_method",
+            "code_challenge and code_challenge_method=S256 go together."
+          ))
         }
+        if (problems.length > 0 || redirect === undefined) return yield* BadRequest.many(problems)
         const state = newSecret()
         const cookie = newSecret()
         const verifier = newSecret()

@@ -97,6 +97,10 @@ export const makeTokenLifecycle = (families: Families) =>
         const pair = yield* mintPair
         const result = yield* store.rotateRefresh(token, pair)
         if (result._tag === "Invalid") return yield* unauthorized("The refresh token is unknown, expired or revoked.")
+        if (result._tag === "Raced") {
+          // Another refresh with this token won a moment ago: the pair it returned stays valid.
+          return yield* unauthorized("The refresh token was rotated moments ago by a concurrent refresh; use the pair that refresh returned.")
+        }
         if (result._tag === "Reused") {
           // The store has revoked the family (TokenStore.fromStorage); the platform's token goes too.
           yield* families.revokeAtPlatform(result.revoked)

@@ -87,13 +87,18 @@ export type RotateResult =
   | { readonly _tag: "Rotated"; readonly familyId: string }
   /** The refresh token was already rotated: the store has revoked the family. */
   | { readonly _tag: "Reused"; readonly familyId: string; readonly revoked: RevokedFamily | undefined }
+  /**
+   * The refresh token was rotated less than `REFRESH_RACE_GRACE_MS` ago (a client racing its own
+   * refreshes): refused, and nothing is revoked, so the client keeps the winner's pair.
+   */
+  | { readonly _tag: "Raced"; readonly familyId: string }
   | { readonly _tag: "Invalid" }
 
 /** What storage reports of a rotation; deciding what a reuse means is `TokenStore.fromStorage`'s. */
 export type RotateAttempt =
   | { readonly _tag: "Rotated"; readonly familyId: string }
-  /** The refresh token was already rotated once (even if its family is revoked since). */
-  | { readonly _tag: "AlreadyRotated"; readonly familyId: string }
+  /** The refresh token was already rotated once, at `rotatedAt` (even if its family is revoked since). */
+  | { readonly _tag: "AlreadyRotated"; readonly familyId: string; readonly rotatedAt: Date }
   | { readonly _tag: "Invalid" }
 
 export interface TokenInfo {
@@ -104,6 +109,9 @@ export interface TokenInfo {
   readonly expired: boolean
 }
 
+/** How long after its rotation a refresh token presented again is a race, not a theft (decisions.md). */
+export const REFRESH_RACE_GRACE_MS = 10_000
+
 /** A family that was just revoked, with its platform tokens (for a best-effort revoke there). */
 export interface RevokedFamily {
   readonly familyId: string
@@ -113,6 +121,11 @@ export interface RevokedFamily {
 export interface TokenStoreShape {
   /** The principal of a live access token; `undefined` when unknown, expired or revoked. */
   readonly resolveAccess: (token: string) => Effect.Effect<Principal | undefined, ServiceUnavailable>
+  /**
+   * The family of a gateway token of any kind that is unexpired, not revoked, and of a live family
+   * (a refresh token already rotated included); `undefined` otherwise. The `/auth` rate limit's key.
+   */
+  readonly familyOf: (token: string) => Effect.Effect<string | undefined, ServiceUnavailable>
 
   /** Stores a sign-in state (hashed state and cookie). */
   readonly createSignInState: (input: SignInStateInput) => Effect.Effect<void, ServiceUnavailable>
@@ -142,7 +155,7 @@ export interface TokenStoreShape {
   ) => Effect.Effect<void, ServiceUnavailable>
   /**
    * Rotation in one transaction: marks the refresh token used (`UPDATE … WHERE used_at IS NULL`),
-   * revokes the family's access tokens, stores the new pair. An already-rotated token revokes the family.
+   * revokes the family's access tokens, stores the new pair. An already-rotated token: `Raced` or `Reused` (fromStorage).
    */
   readonly rotateRefresh: (
     refreshToken: string,
@@ -155,9 +168,27 @@ export interface TokenStoreShape {
   /** Revokes a family and every token of it; `undefined` when unknown or already revoked. */
   readonly revokeFamily: (familyId: string) => Effect.Effect<RevokedFamily | undefined, ServiceUnavailable>
 
-  /** The platform tokens of a live family. */
-  readonly platformTokens: (familyId: string) => Effect.Effect<PlatformTokensEnc | undefined, ServiceUnavailable>
-  /** Replaces them only if they are still `previousAccessEnc` (compare-and-set); whether it did. */
+  /**
+   * The platform tokens of a live family. `fresh`: read from storage itself, past any cache (a
+   * caller waiting for another instance's refresh).
+   */
+  readonly platformTokens: (
+    familyId: string,
+    options?: { readonly fresh?: boolean }
+  ) => Effect.Effect<PlatformTokensEnc | undefined, ServiceUnavailable>
+  /**
+   * Claims the refresh of a family's platform tokens until `until` (a lease shared by every
+   * instance): only while they are still `previousAccessEnc` and no unexpired claim exists; whether
+   * this caller got it. A replacement ends the claim; `releasePlatformRefresh` ends a failed one.
+   */
+  readonly claimPlatformRefresh: (
+    familyId: string,
+    previousAccessEnc: string,
+    until: Date
+  ) => Effect.Effect<boolean, ServiceUnavailable>
+  /** Ends this caller's claim (the one that lasts until `until`), if it still holds. */
+  readonly releasePlatformRefresh: (familyId: string, until: Date) => Effect.Effect<void, ServiceUnavailable>
+  /** Replaces them only if they are still `previousAccessEnc` (compare-and-set); whether it did. Ends any claim. */
   readonly replacePlatformTokens: (
     familyId: string,
     previousAccessEnc: string,
@@ -177,20 +208,25 @@ export interface TokenStorage extends Omit<TokenStoreShape, "rotateRefresh"> {
 export class TokenStore extends Context.Service<TokenStore, TokenStoreShape>()("gateway/TokenStore") {
   /**
    * A storage with the token policy that is not storage's to decide: a refresh token presented
-   * after its rotation was copied, so its whole family is revoked (RFC 9700 §4.14.2). A temporary
-   * token used twice is the caller's to handle (Auth revokes on `Replayed`).
+   * again within `REFRESH_RACE_GRACE_MS` of its rotation is a client racing its own refreshes
+   * (refused, nothing revoked); later, it was copied, so its whole family is revoked (RFC 9700
+   * §4.14.2). A temporary token used twice is the caller's to handle (Auth revokes on `Replayed`).
    */
-  static readonly fromStorage = (storage: TokenStorage): TokenStoreShape =>
+  static readonly fromStorage = (storage: TokenStorage, graceMs: number = REFRESH_RACE_GRACE_MS): TokenStoreShape =>
     TokenStore.of({
       ...storage,
       rotateRefresh: (refreshToken, next) =>
-        Effect.flatMap(storage.rotateRefresh(refreshToken, next), (attempt): Effect.Effect<RotateResult, ServiceUnavailable> =>
-          attempt._tag === "AlreadyRotated"
-            ? Effect.map(storage.revokeFamily(attempt.familyId), (revoked) => ({
-              _tag: "Reused" as const,
-              familyId: attempt.familyId,
-              revoked
-            }))
-            : Effect.succeed(attempt))
+        Effect.flatMap(storage.rotateRefresh(refreshToken, next), (attempt): Effect.Effect<RotateResult, ServiceUnavailable> => {
+          if (attempt._tag !== "AlreadyRotated") return Effect.succeed(attempt)
+          return Effect.flatMap(now, (at) =>
+            // A clock a little behind the rotating instance's (elapsed < 0) is still inside the grace.
+            at.getTime() - attempt.rotatedAt.getTime() < graceMs
+              ? Effect.succeed<RotateResult>({ _tag: "Raced", familyId: attempt.familyId })
+              : Effect.map(storage.revokeFamily(attempt.familyId), (revoked): RotateResult => ({
+                _tag: "Reused",
+                familyId: attempt.familyId,
+                revoked
+              })))
+        })
     })
 }

@@ -1,6 +1,7 @@
 /**
  * Rate limits beyond one instance: the window resets; two gateways sharing a real Redis admit at
- * most the limit together; when Redis goes away while running, requests are admitted (and logged).
+ * most the limit together; while the store is unreachable (a store that refuses every command, or
+ * a real Redis killed while running) each instance counts in memory: the limits hold, never "admit all".
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Context, Duration, Effect, Layer } from "effect"
@@ -10,7 +11,7 @@ import { RateLimiter } from "effect/persistence"
 import { spawn } from "node:child_process"
 import type { ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { countRequest } from "../../src/http/RateLimit.ts"
+import { countRequest, makeFallbackLimiter } from "../../src/http/RateLimit.ts"
 import { ALICE_ID } from "../../src/sandbox/Seed.ts"
 import { freePort, json, raw, signIn, TestApp } from "../utils/TestApp.ts"
 
@@ -20,7 +21,7 @@ describe("fixed window", () => {
       const limiter = yield* RateLimiter.RateLimiter
       const policy = { name: "api", limit: 3, windowSeconds: 60 } as const
       const request = HttpServerRequest.fromWeb(new Request("http://gateway/api/v1/user"))
-      const count = countRequest(limiter, policy, "user-1").pipe(
+      const count = countRequest(limiter, policy, "user-1", limiter).pipe(
         Effect.provideService(HttpServerRequest.HttpServerRequest, request),
         Effect.result
       )
@@ -36,6 +37,38 @@ describe("fixed window", () => {
       yield* TestClock.adjust(Duration.seconds(61))
       assert.strictEqual((yield* count)._tag, "Success")
     }).pipe(Effect.provide(RateLimiter.layer.pipe(Layer.provide(RateLimiter.layerStoreMemory)))))
+})
+
+/** A counter store that refuses every command, as Redis does while it is unreachable. */
+const UnreachableStore = Layer.succeed(RateLimiter.RateLimiterStore, RateLimiter.RateLimiterStore.of({
+  fixedWindow: () => Effect.fail(new RateLimiter.RateLimiterError({ reason: new RateLimiter.RateLimitStoreError({ message: "connection refused" }) })),
+  tokenBucket: () => Effect.fail(new RateLimiter.RateLimiterError({ reason: new RateLimiter.RateLimitStoreError({ message: "connection refused" }) })),
+  adaptiveConsume: () => Effect.fail(new RateLimiter.RateLimiterError({ reason: new RateLimiter.RateLimitStoreError({ message: "connection refused" }) })),
+  adaptiveFeedback: () => Effect.fail(new RateLimiter.RateLimiterError({ reason: new RateLimiter.RateLimitStoreError({ message: "connection refused" }) }))
+}))
+
+describe("shared store unreachable", () => {
+  it.effect("each request is counted in this instance's memory: the limit holds, with its headers", () =>
+    Effect.gen(function*() {
+      const shared = yield* RateLimiter.RateLimiter
+      const fallback = yield* makeFallbackLimiter
+      const policy = { name: "api", limit: 3, windowSeconds: 60 } as const
+      const count = (key: string) =>
+        Effect.gen(function*() {
+          const request = HttpServerRequest.fromWeb(new Request("http://gateway/api/v1/user"))
+          const exit = yield* countRequest(shared, policy, key, fallback).pipe(
+            Effect.provideService(HttpServerRequest.HttpServerRequest, request),
+            Effect.result
+          )
+          return exit._tag
+        })
+      const statuses: Array<string> = []
+      for (let i = 0; i < 5; i++) statuses.push(yield* count("user-1"))
+      assert.deepStrictEqual(statuses, ["Success", "Success", "Success", "Failure", "Failure"])
+      assert.strictEqual(yield* count("user-2"), "Success", "per key, as in the shared store")
+      yield* TestClock.adjust(Duration.seconds(61))
+      assert.strictEqual(yield* count("user-1"), "Success", "the memory window resets too")
+    }).pipe(Effect.provide(RateLimiter.layer.pipe(Layer.provide(UnreachableStore)))))
 })
 
 const redisUrl = process.env.TEST_REDIS_URL
@@ -80,25 +113,35 @@ if (redisUrl !== undefined) {
     yield* Effect.promise(() => new Promise((r) => setTimeout(r, 500)))
     return TestApp.layer({
       capabilities: { db: "pglite" },
-      config: { redisUrl: `redis://127.0.0.1:${port}`, redisKeyPrefix: prefix, rateLimitApiPerMinute: 100 }
+      config: { redisUrl: `redis://127.0.0.1:${port}`, redisKeyPrefix: prefix, rateLimitApiPerMinute: 5, rateLimitAuthPerHour: 10 }
     }).pipe(Layer.merge(Layer.succeed(PrivateRedis, child)))
   }))
 
   layer(privateRedis, { excludeTestServices: true, timeout: 60_000 })("Redis lost while running", (it) => {
-    it.effect("requests are admitted without RateLimit headers", () =>
+    it.effect("each instance counts in memory: /api and /auth limits hold, with their headers (bounded)", () =>
       Effect.gen(function*() {
         const token = (yield* signIn(ALICE_ID)).access_token
         const before = yield* raw({ token }, "/api/v1/bots")
         assert.strictEqual(before.status, 200)
-        assert.isNotNull(before.headers.get("ratelimit"))
+        assert.match(before.headers.get("ratelimit")!, /^"api";r=4;t=\d+$/)
         const redis = yield* PrivateRedis
         redis.kill("SIGKILL")
         yield* Effect.promise(() => new Promise((r) => setTimeout(r, 300)))
-        const after = yield* raw({ token }, "/api/v1/bots")
-        assert.strictEqual(after.status, 200, JSON.stringify(yield* json(after)))
-        assert.isNull(after.headers.get("ratelimit"))
+        // At most 20 requests each: without the fallback every one would be admitted.
+        const api: Array<{ status: number; ratelimit: string | null }> = []
+        for (let i = 0; i < 20; i++) {
+          const res = yield* raw({ token }, "/api/v1/bots")
+          api.push({ status: res.status, ratelimit: res.headers.get("ratelimit") })
+          yield* Effect.promise(() => res.arrayBuffer())
+        }
+        assert.deepStrictEqual(api.slice(0, 5).map((r) => r.status), [200, 200, 200, 200, 200], JSON.stringify(api))
+        assert.match(api[4]!.ratelimit!, /^"api";r=0;t=\d+$/)
+        assert.isTrue(api.slice(5).every((r) => r.status === 429), JSON.stringify(api))
+        const auth: Array<number> = []
+        for (let i = 0; i < 20; i++) auth.push((yield* raw({ method: "POST" }, "/auth/idp/token/check")).status)
+        assert.deepStrictEqual(auth.slice(0, 10), Array.from({ length: 10 }, () => 401), JSON.stringify(auth))
+        assert.isTrue(auth.slice(10).every((s) => s === 429), JSON.stringify(auth))
       }))
   })
 }
-
 class PrivateRedis extends Context.Service<PrivateRedis, ChildProcess>()("test/PrivateRedis") {}

@@ -41,7 +41,69 @@ describe("parseTimestamp", () => {
   })
 })
 
+describe("parseTimestamp: calendar edges", () => {
+  const MIN = new Date(0).setUTCFullYear(1, 0, 1)
+  const MAX = Date.UTC(9999, 11, 31, 23, 59, 59, 999)
+  it.each<[string, string, number | undefined]>([
+    ["December 31", "2024-12-31", Date.UTC(2024, 11, 31)],
+    ["December 31, last millisecond", "2024-12-31T23:59:59.999Z", Date.UTC(2024, 11, 31, 23, 59, 59, 999)],
+    ["December 1", "2024-12-01T00:00", Date.UTC(2024, 11, 1)],
+    ["December 32", "2024-12-32", undefined],
+    ["month 13", "2024-13-01", undefined],
+    ["an offset crossing into the next year", "2023-12-31T23:30:00-01:00", Date.UTC(2024, 0, 1, 0, 30)],
+    ["1900-02-29 (not a leap year: divisible by 100)", "1900-02-29", undefined],
+    ["1900-02-28", "1900-02-28", Date.UTC(1900, 1, 28)],
+    ["2000-02-29 (a leap year: divisible by 400)", "2000-02-29", Date.UTC(2000, 1, 29)],
+    ["2100-02-29 (not a leap year)", "2100-02-29", undefined],
+    ["2004-02-29", "2004-02-29", Date.UTC(2004, 1, 29)],
+    ["2023-02-29", "2023-02-29", undefined],
+    ["day 00", "2024-01-00", undefined],
+    ["day 00 of December", "2024-12-00T10:00:00Z", undefined],
+    ["second 60 (a leap second: the next second, as PostgreSQL reads it)", "2016-12-31T23:59:60Z", Date.UTC(2017, 0, 1)],
+    ["second 60 inside a day", "2024-01-01T10:00:60", Date.UTC(2024, 0, 1, 10, 1)],
+    ["second 61", "2024-01-01T10:00:61", undefined],
+    ["offset +24:00", "2024-01-01T10:00:00+24:00", undefined],
+    ["offset -24:00", "2024-01-01T10:00:00-24:00", undefined],
+    ["offset +2400", "2024-01-01T10:00:00+2400", undefined],
+    ["offset +00:60", "2024-01-01T10:00:00+00:60", undefined],
+    ["offset -0060", "2024-01-01T10:00:00-0060", undefined],
+    ["offset +23:59", "2024-01-01T10:00:00+23:59", Date.UTC(2023, 11, 31, 10, 1)],
+    ["offset of three digits", "2024-01-01T10:00:00+123", undefined],
+    ["junk before the date", "x2024-01-01", undefined],
+    ["a word before the date", "on 2024-01-01T10:00:00Z", undefined],
+    ["a time designator first", "T2024-01-01", undefined],
+    ["an expanded (signed) year", "+2024-01-01", undefined],
+    ["surrounding spaces", " 2024-01-01 ", Date.UTC(2024, 0, 1)],
+    // Unix time: years 1 to 9999, in seconds and in milliseconds (13 digits or more).
+    ["seconds: 0001-01-01T00:00:00Z", "-62135596800", MIN],
+    ["seconds: one before year 1", "-62135596801", undefined],
+    ["seconds: 9999-12-31T23:59:59Z", "253402300799", Date.UTC(9999, 11, 31, 23, 59, 59)],
+    ["seconds: year 10000", "253402300800", undefined],
+    ["milliseconds: year 1", "-62135596800000", MIN],
+    ["milliseconds: one before year 1", "-62135596800001", undefined],
+    ["milliseconds: the last of 9999", "253402300799999", MAX],
+    ["milliseconds: year 10000", "253402300800000", undefined],
+    ["12 digits are seconds (year 5138)", "100000000000", 100_000_000_000_000],
+    ["13 digits are milliseconds", "1000000000000", 1_000_000_000_000],
+    ["ISO year 1 with an offset that puts it before", "0001-01-01T00:00:00+01:00", undefined],
+    ["ISO year 9999 with an offset that puts it after", "9999-12-31T23:59:59-01:00", undefined]
+  ])("%s", (_name, raw, expected) => {
+    assert.strictEqual(parseTimestamp(raw), expected)
+  })
+})
+
 describe("parseAuditQuery", () => {
+  it.each(["a5", "5a", "5.0", "1e1", "0x10", "", " ", "five"])("page_size=%j → 400 at page_size", (pageSize) => {
+    const parsed = parseAuditQuery({ page_size: pageSize })
+    assert.isTrue(Result.isFailure(parsed))
+    if (Result.isFailure(parsed)) assert.deepStrictEqual(parsed.failure.problems.map((p) => p.additionalProperties?.path), ["page_size"])
+  })
+  it("page=a5 → 400 at page", () => {
+    const parsed = parseAuditQuery({ page: "a5" })
+    assert.isTrue(Result.isFailure(parsed))
+    if (Result.isFailure(parsed)) assert.deepStrictEqual(parsed.failure.problems.map((p) => p.additionalProperties?.path), ["page"])
+  })
+
   it("applies the defaults", () => {
     assert.deepStrictEqual(parseAuditQuery({}), Result.succeed({ module: undefined, start: undefined, end: undefined, pageSize: 10, page: 1 }))
   })

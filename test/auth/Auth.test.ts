@@ -210,7 +210,7 @@ describe("Auth: temporary token", () => {
 })
 
 describe("Auth: refresh, check, revoke", () => {
-  it.effect("refresh rotates; the old pair dies at once; reuse of the old refresh token revokes the family", () =>
+  it.effect("refresh rotates; the old pair dies at once; reuse of the old refresh token after 10 s revokes the family", () =>
     run((fake) =>
       Effect.gen(function*() {
         const auth = yield* Auth
@@ -224,9 +224,17 @@ describe("Auth: refresh, check, revoke", () => {
         assert.strictEqual(yield* failTag(auth.check(first.access_token)), "Unauthorized")
         assert.isDefined(yield* store.resolveAccess(second.access_token))
 
+        // Within 10 s of its rotation: a client racing its own refreshes; refused, nothing revoked.
+        yield* TestClock.adjust("9999 millis")
+        assert.strictEqual(yield* failTag(auth.refresh(first.refresh_token)), "Unauthorized")
+        assert.isDefined(yield* store.resolveAccess(second.access_token), "the winner's pair survives the race")
+        assert.strictEqual(fake.calls.revokeToken, 0)
+        // From 10 s on: a copied token; the whole family goes, here and at the platform.
+        yield* TestClock.adjust("1 millis")
         assert.strictEqual(yield* failTag(auth.refresh(first.refresh_token)), "Unauthorized")
         assert.isUndefined(yield* store.resolveAccess(second.access_token), "the whole family is revoked")
         assert.strictEqual(yield* failTag(auth.refresh(second.refresh_token)), "Unauthorized")
+        assert.strictEqual(fake.calls.revokeToken, 1)
         assert.strictEqual(yield* failTag(auth.refresh(undefined)), "Unauthorized")
       })))
 
@@ -240,6 +248,7 @@ describe("Auth: refresh, check, revoke", () => {
         })
         assert.strictEqual(results.filter((r) => r === "success").length, 1)
         assert.strictEqual(results.filter((r) => r === "Unauthorized").length, 49)
+        assert.strictEqual(fake.calls.revokeToken, 0, "the losers revoked nothing")
       })))
 
   it.effect("check: live → is_valid true; expired → is_valid false, expires_in 0; unknown → 401", () =>
@@ -282,6 +291,7 @@ describe("Auth: refresh, check, revoke", () => {
     const down = Effect.fail(ServiceUnavailable.of("down"))
     const broken = Layer.succeed(TokenStore, TokenStore.of({
       resolveAccess: () => down,
+      familyOf: () => down,
       createSignInState: () => down,
       consumeSignInState: () => down,
       createFamily: () => down,
@@ -292,6 +302,8 @@ describe("Auth: refresh, check, revoke", () => {
       revokeByAccess: () => down,
       revokeFamily: () => down,
       platformTokens: () => down,
+      claimPlatformRefresh: () => down,
+      releasePlatformRefresh: () => down,
       replacePlatformTokens: () => down
     }))
     return Effect.gen(function*() {

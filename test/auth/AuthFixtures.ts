@@ -1,6 +1,7 @@
 /** Shared pieces of the auth suites: a configuration, a counting fake chat platform, the Auth layer on a store. */
 import { Effect, Layer, Redacted } from "effect"
 import { createHash, randomBytes } from "node:crypto"
+import { deliveryDefaults } from "../../src/layers/config/AppConfig.ts"
 import type { AppConfigShape } from "../../src/layers/config/AppConfig.ts"
 import { SettingsLive } from "../../src/layers/config/Settings.ts"
 import { Auth } from "../../src/services/Auth.ts"
@@ -37,6 +38,8 @@ export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigSh
   signInStateTtlSeconds: 600,
   upstreamTimeoutMs: 10_000,
   auditRetentionDays: undefined,
+  role: "all",
+  delivery: deliveryDefaults(true),
   ...overrides
 })
 
@@ -61,6 +64,7 @@ export const makeFakePlatform = () => {
   let expiresIn = 604800
   let refreshDelay: Effect.Effect<void> = Effect.void
   let refuseRefresh = false
+  let user: PlatformUser = alice
   const mint = (): PlatformTokens => {
     const access = `plat_at_${b64(24)}`
     const refresh = `plat_rt_${b64(24)}`
@@ -116,7 +120,7 @@ export const makeFakePlatform = () => {
       Effect.suspend(() => {
         calls.getCurrentUser++
         return live.has(Redacted.value(token))
-          ? Effect.succeed(alice)
+          ? Effect.succeed(user)
           : Effect.fail(new PlatformRejected({ status: 401, message: "401: Unauthorized" }))
       })
   })
@@ -130,6 +134,10 @@ export const makeFakePlatform = () => {
     },
     setRefreshDelay: (e: Effect.Effect<void>) => {
       refreshDelay = e
+    },
+    /** Who signs in from now on (alice by default). */
+    setUser: (u: PlatformUser) => {
+      user = u
     },
     /** The user revoked the app at the platform: refreshes are refused. */
     refuseRefresh: () => {

@@ -8,7 +8,6 @@ import { Cookies, HttpClientRequest, HttpServer } from "effect/http"
 import type { HttpClientResponse } from "effect/http"
 import { HttpApi, HttpApiMiddleware, HttpApiTest } from "effect/http-api"
 import { RateLimiter } from "effect/persistence"
-import { SettingsLive } from "../../src/layers/config/Settings.ts"
 import { AuthGroup } from "../../src/http/Api.ts"
 import { AuthRateLimitLive } from "../../src/http/AuthRateLimit.ts"
 import { SchemaErrorsLive } from "../../src/http/Envelope.ts"
@@ -34,18 +33,14 @@ const Clients = Layer.mergeAll(
 const app = (config = testConfig()) => {
   const fake = makeFakePlatform()
   const env = AuthHandlers.pipe(
-    Layer.provide(authLayer(TokenStoreMemory, fake, config)),
     Layer.provideMerge(Layer.mergeAll(
-      AuthRateLimitLive.pipe(
-        Layer.provide(Layer.mergeAll(
-          RateLimiter.layer.pipe(Layer.provide(RateLimiter.layerStoreMemory)),
-          SettingsLive(config)
-        ))
-      ),
+      AuthRateLimitLive.pipe(Layer.provide(RateLimiter.layer.pipe(Layer.provide(RateLimiter.layerStoreMemory)))),
       SchemaErrorsLive,
       NoAuthorization,
       Clients
     )),
+    // Auth, its store (also the rate limit's: the family key) and the settings.
+    Layer.provideMerge(authLayer(TokenStoreMemory, fake, config)),
     Layer.provideMerge(HttpServer.layerServices)
   )
   return { fake, env }

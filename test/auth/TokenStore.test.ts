@@ -1,10 +1,11 @@
 /** The TokenStore contract, on the in-memory layer and on every database kind. */
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
 import { randomUUID } from "node:crypto"
 import { TokenStoreCached } from "../../src/layers/cache/TokenStoreCached.ts"
 import { TokenStoreSql } from "../../src/layers/sql/TokenStoreSql.ts"
-import { newSecret, newToken, TokenStore } from "../../src/services/TokenStore.ts"
+import { newSecret, newToken, REFRESH_RACE_GRACE_MS, TokenStore } from "../../src/services/TokenStore.ts"
 import type { NewToken, TokenKind } from "../../src/services/TokenStore.ts"
 import { TokenStoreMemory } from "../layers/TokenStoreMemory.ts"
 import { dbKinds, testDb } from "../utils/Db.ts"
@@ -107,7 +108,7 @@ const suite = (name: string, storeLayer: Layer.Layer<TokenStore, unknown>) =>
         assert.deepStrictEqual(yield* store.consumeTemporary(expired.token), { _tag: "Invalid" })
       }))
 
-    it.effect("rotation: a new pair, the old pair dead at once; reuse revokes the family", () =>
+    it.effect("rotation: a new pair, the old pair dead at once; reuse within 10 s is a race, later it revokes the family", () =>
       Effect.gen(function*() {
         const store = yield* TokenStore
         const s = yield* signedIn
@@ -117,7 +118,14 @@ const suite = (name: string, storeLayer: Layer.Layer<TokenStore, unknown>) =>
         assert.isUndefined(yield* store.resolveAccess(s.access.token), "previous access token dead")
         assert.isUndefined(yield* store.checkAccess(s.access.token), "previous access token revoked")
         assert.isDefined(yield* store.resolveAccess(next.access.token))
-        const reuse = yield* store.rotateRefresh(s.refresh.token, { access: token("access"), refresh: token("refresh") })
+        const raced = yield* store.rotateRefresh(s.refresh.token, { access: token("access"), refresh: token("refresh") })
+        assert.deepStrictEqual(raced, { _tag: "Raced", familyId: s.familyId })
+        assert.isDefined(yield* store.resolveAccess(next.access.token), "a race revokes nothing")
+        // The same reuse 10 s after the rotation (the clock moved on; the rotation's time is stored).
+        const reuse = yield* Effect.gen(function*() {
+          yield* TestClock.setTime(Date.now() + REFRESH_RACE_GRACE_MS + 1_000)
+          return yield* store.rotateRefresh(s.refresh.token, { access: token("access"), refresh: token("refresh") })
+        }).pipe(Effect.provide(TestClock.layer()))
         assert.strictEqual(reuse._tag, "Reused")
         if (reuse._tag === "Reused") assert.strictEqual(reuse.revoked?.platform?.accessEnc, platform.accessEnc)
         assert.isUndefined(yield* store.resolveAccess(next.access.token), "family revoked")
@@ -149,7 +157,7 @@ const suite = (name: string, storeLayer: Layer.Layer<TokenStore, unknown>) =>
           { concurrency: "unbounded" }
         )
         assert.strictEqual(results.filter((r) => r._tag === "Rotated").length, 1)
-        assert.strictEqual(results.filter((r) => r._tag === "Rotated").length + results.filter((r) => r._tag === "Reused").length, 50)
+        assert.strictEqual(results.filter((r) => r._tag === "Raced").length, 49, "the losers raced: nothing revoked")
       }), 30_000)
 
     it.effect("check: live, expired (known), unknown, revoked", () =>
@@ -179,6 +187,43 @@ const suite = (name: string, storeLayer: Layer.Layer<TokenStore, unknown>) =>
         const r = yield* store.rotateRefresh(s.refresh.token, { access: token("access"), refresh: token("refresh") })
         assert.deepStrictEqual(r, { _tag: "Invalid" }, "the refresh token of a revoked family is dead")
         assert.isUndefined(yield* store.platformTokens(s.familyId))
+      }))
+
+    it.effect("familyOf: a live token of any kind; not an unknown, expired or revoked one", () =>
+      Effect.gen(function*() {
+        const store = yield* TokenStore
+        const s = yield* signedIn
+        assert.strictEqual(yield* store.familyOf(s.access.token), s.familyId)
+        assert.strictEqual(yield* store.familyOf(s.refresh.token), s.familyId)
+        assert.isUndefined(yield* store.familyOf(newToken("refresh")))
+        const expired = token("access", -1)
+        yield* store.issuePair(s.familyId, { access: expired, refresh: token("refresh") })
+        assert.isUndefined(yield* store.familyOf(expired.token))
+        yield* store.revokeFamily(s.familyId)
+        assert.isUndefined(yield* store.familyOf(s.refresh.token))
+      }))
+
+    it.effect("platform refresh claim: one holder at a time, only on the current tokens; released or ended by a replacement", () =>
+      Effect.gen(function*() {
+        const store = yield* TokenStore
+        const s = yield* signedIn
+        const until = new Date(Date.now() + 15_000)
+        assert.isFalse(yield* store.claimPlatformRefresh(s.familyId, "v1.k1.other.enc", until), "not on stale tokens")
+        assert.isTrue(yield* store.claimPlatformRefresh(s.familyId, platform.accessEnc, until))
+        assert.isFalse(yield* store.claimPlatformRefresh(s.familyId, platform.accessEnc, new Date(Date.now() + 15_000)), "held")
+        yield* store.releasePlatformRefresh(s.familyId, new Date(until.getTime() + 1))
+        assert.isFalse(yield* store.claimPlatformRefresh(s.familyId, platform.accessEnc, until), "another's release does not end it")
+        yield* store.releasePlatformRefresh(s.familyId, until)
+        const second = new Date(Date.now() + 15_000)
+        assert.isTrue(yield* store.claimPlatformRefresh(s.familyId, platform.accessEnc, second), "released")
+        const next = { accessEnc: "v1.k1.claimed.a", refreshEnc: "v1.k1.claimed.r", expiresAt: new Date(Date.now() + 7200_000) }
+        assert.isTrue(yield* store.replacePlatformTokens(s.familyId, platform.accessEnc, next))
+        assert.isTrue(yield* store.claimPlatformRefresh(s.familyId, next.accessEnc, new Date(Date.now() + 15_000)), "the replacement ended the claim")
+        const expiredClaim = yield* signedIn
+        assert.isTrue(yield* store.claimPlatformRefresh(expiredClaim.familyId, platform.accessEnc, new Date(Date.now() - 1)))
+        assert.isTrue(yield* store.claimPlatformRefresh(expiredClaim.familyId, platform.accessEnc, until), "an expired claim is free")
+        yield* store.revokeFamily(expiredClaim.familyId)
+        assert.isFalse(yield* store.claimPlatformRefresh(expiredClaim.familyId, platform.accessEnc, new Date(Date.now() + 60_000)), "not on a revoked family")
       }))
 
     it.effect("platform tokens: compare-and-set replacement", () =>

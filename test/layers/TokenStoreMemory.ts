@@ -22,6 +22,7 @@ interface FamilyRow {
   id: string
   userId: string
   platform: PlatformTokensEnc | undefined
+  refreshClaimedUntil: Date | undefined
   revokedAt: Date | undefined
 }
 interface StateRow {
@@ -72,6 +73,12 @@ export const makeTokenStoreMemory = Effect.sync(() => {
         const f = t.families.get(r.familyId)!
         return { userId: f.userId as UserId, familyId: r.familyId, accessExpiresAt: r.expiresAt }
       }),
+    familyOf: (token) =>
+      Effect.map(now, (at) => {
+        const r = t.tokens.get(sha256Hex(token))
+        if (r === undefined || r.revokedAt !== undefined || !live(r.familyId)) return undefined
+        return r.expiresAt.getTime() > at.getTime() ? r.familyId : undefined
+      }),
     createSignInState: (input) =>
       Effect.sync(() => {
         t.states.set(sha256Hex(input.state), {
@@ -113,6 +120,7 @@ export const makeTokenStoreMemory = Effect.sync(() => {
           id: input.familyId,
           userId: input.user.id,
           platform: input.platform,
+          refreshClaimedUntil: undefined,
           revokedAt: undefined
         })
         put(input.familyId, "temporary", input.temporary, input.codeChallenge)
@@ -137,7 +145,7 @@ export const makeTokenStoreMemory = Effect.sync(() => {
       Effect.map(now, (at) => {
         const r = t.tokens.get(sha256Hex(refreshToken))
         if (r === undefined || r.kind !== "refresh") return { _tag: "Invalid" as const }
-        if (r.usedAt !== undefined) return { _tag: "AlreadyRotated" as const, familyId: r.familyId }
+        if (r.usedAt !== undefined) return { _tag: "AlreadyRotated" as const, familyId: r.familyId, rotatedAt: r.usedAt }
         if (r.revokedAt !== undefined || !live(r.familyId) || r.expiresAt.getTime() <= at.getTime()) {
           return { _tag: "Invalid" as const }
         }
@@ -167,11 +175,25 @@ export const makeTokenStoreMemory = Effect.sync(() => {
         const f = t.families.get(familyId)
         return f === undefined || f.revokedAt !== undefined ? undefined : f.platform
       }),
+    claimPlatformRefresh: (familyId, previousAccessEnc, until) =>
+      Effect.map(now, (at) => {
+        const f = t.families.get(familyId)
+        if (f === undefined || f.revokedAt !== undefined || f.platform?.accessEnc !== previousAccessEnc) return false
+        if (f.refreshClaimedUntil !== undefined && f.refreshClaimedUntil.getTime() > at.getTime()) return false
+        f.refreshClaimedUntil = until
+        return true
+      }),
+    releasePlatformRefresh: (familyId, until) =>
+      Effect.sync(() => {
+        const f = t.families.get(familyId)
+        if (f !== undefined && f.refreshClaimedUntil?.getTime() === until.getTime()) f.refreshClaimedUntil = undefined
+      }),
     replacePlatformTokens: (familyId, previousAccessEnc, next) =>
       Effect.sync(() => {
         const f = t.families.get(familyId)
         if (f === undefined || f.revokedAt !== undefined || f.platform?.accessEnc !== previousAccessEnc) return false
         f.platform = next
+        f.refreshClaimedUntil = undefined
         return true
       })
   }

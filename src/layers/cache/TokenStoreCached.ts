@@ -4,7 +4,7 @@
  * (a few seconds; an access token never past its own expiry). Only found entries are kept. Every
  * revocation, rotation or platform-token replacement made through this instance drops the family's
  * entries at once (also from lookups still in flight); one made by another instance applies here
- * within `ttlMs`.
+ * within `ttlMs`, or at once for a `fresh` read of platform tokens.
  */
 import { Clock, Effect, Layer } from "effect"
 import type { Principal } from "../../domain/Principal.ts"
@@ -88,12 +88,22 @@ export const TokenStoreCached = (ttlMs: number): Layer.Layer<TokenStore, never, 
               return info
             })
           }),
-        platformTokens: (familyId) =>
+        familyOf: (token) =>
           Effect.flatMap(Clock.currentTimeMillis, (now) => {
-            const cached = hit(platform, familyId, now)
+            // A token resolved or checked here moments ago: its family is known (unless it expired since).
+            const key = sha256Hex(token)
+            const resolved = hit(access, key, now)
+            if (resolved !== undefined) return Effect.succeed(resolved.familyId)
+            const checked = hit(checks, key, now)
+            if (checked !== undefined && checked.expiresAt.getTime() > now) return Effect.succeed(checked.familyId)
+            return inner.familyOf(token)
+          }),
+        platformTokens: (familyId, options) =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) => {
+            const cached = options?.fresh === true ? undefined : hit(platform, familyId, now)
             if (cached !== undefined) return Effect.succeed(cached)
             const startedAt = epoch
-            return Effect.map(inner.platformTokens(familyId), (tokens) => {
+            return Effect.map(inner.platformTokens(familyId, options), (tokens) => {
               if (tokens !== undefined) put(platform, familyId, { value: tokens, familyId, until: now + ttlMs }, startedAt, now)
               return tokens
             })

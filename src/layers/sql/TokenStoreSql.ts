@@ -64,6 +64,16 @@ export const TokenStoreSql = Layer.effect(
             : { userId: row.user_id as UserId, familyId: row.family_id, accessExpiresAt: row.expires_at }
         }).pipe(unavailable),
 
+      familyOf: (token) =>
+        Effect.gen(function*() {
+          const at = yield* now
+          const rows = yield* sql<{ family_id: string }>`
+            SELECT t.family_id FROM tokens t JOIN token_families f ON f.id = t.family_id
+            WHERE t.token_sha256 = ${sha256Hex(token)} AND t.revoked_at IS NULL AND f.revoked_at IS NULL
+              AND t.expires_at > ${at}`
+          return rows[0]?.family_id
+        }).pipe(unavailable),
+
       createSignInState: (input) =>
         sql`INSERT INTO sign_in_states (state_sha256, cookie_sha256, redirect_uri, client_state, client_code_challenge,
               platform_verifier_enc, expires_at)
@@ -172,10 +182,10 @@ export const TokenStoreSql = Layer.effect(
             return row.family_id
           }).pipe(sql.withTransaction)
           if (rotated !== undefined) return { _tag: "Rotated" as const, familyId: rotated }
-          const used = yield* sql<{ family_id: string }>`
-            SELECT family_id FROM tokens WHERE token_sha256 = ${hash} AND kind = 'refresh' AND used_at IS NOT NULL`
+          const used = yield* sql<{ family_id: string; used_at: Date }>`
+            SELECT family_id, used_at FROM tokens WHERE token_sha256 = ${hash} AND kind = 'refresh' AND used_at IS NOT NULL`
           if (used[0] === undefined) return { _tag: "Invalid" as const }
-          return { _tag: "AlreadyRotated" as const, familyId: used[0].family_id }
+          return { _tag: "AlreadyRotated" as const, familyId: used[0].family_id, rotatedAt: used[0].used_at }
         }).pipe(unavailable),
 
       checkAccess: (token) =>
@@ -210,10 +220,25 @@ export const TokenStoreSql = Layer.effect(
           unavailable
         ),
 
+      claimPlatformRefresh: (familyId, previousAccessEnc, until) =>
+        Effect.gen(function*() {
+          const at = yield* now
+          const rows = yield* sql<{ id: string }>`
+            UPDATE token_families SET platform_refresh_claimed_until = ${until}
+            WHERE id = ${familyId} AND revoked_at IS NULL AND platform_access_enc = ${previousAccessEnc}
+              AND (platform_refresh_claimed_until IS NULL OR platform_refresh_claimed_until <= ${at})
+            RETURNING id`
+          return rows.length === 1
+        }).pipe(unavailable),
+
+      releasePlatformRefresh: (familyId, until) =>
+        sql`UPDATE token_families SET platform_refresh_claimed_until = NULL
+            WHERE id = ${familyId} AND platform_refresh_claimed_until = ${until}`.pipe(Effect.asVoid, unavailable),
+
       replacePlatformTokens: (familyId, previousAccessEnc, next) =>
         sql<{ id: string }>`
           UPDATE token_families SET platform_access_enc = ${next.accessEnc}, platform_refresh_enc = ${next.refreshEnc},
-            platform_expires_at = ${next.expiresAt}
+            platform_expires_at = ${next.expiresAt}, platform_refresh_claimed_until = NULL
           WHERE id = ${familyId} AND revoked_at IS NULL AND platform_access_enc = ${previousAccessEnc}
           RETURNING id`.pipe(Effect.map((rows) => rows.length === 1), unavailable)
     })
