@@ -92,7 +92,7 @@ export class AuthGroup extends HttpApiGroup.make("auth")
   )
   .middleware(AuthRateLimit)
   .prefix("/auth/idp")
-  .annotate(OpenApi.Description, "Sign-in and the token lifecycle. Rate limit: 120 per hour per client address.")
+  .annotate(OpenApi.Description, "Sign-in and the token lifecycle. Rate limit: 120 per hour, counted per token family for a valid gateway token, else per client address.")
 {}
 
 // ---------------------------------------------------------------------------------------------

@@ -8,6 +8,6 @@ export class HttpSettings extends Context.Service<HttpSettings, {
   readonly trustProxy: boolean
   /** RATE_LIMIT_API_PER_MINUTE, per signed-in user. */
   readonly rateLimitApiPerMinute: number
-  /** RATE_LIMIT_AUTH_PER_HOUR, per client address. */
+  /** RATE_LIMIT_AUTH_PER_HOUR, per token family for a valid gateway token, else per client address. */
   readonly rateLimitAuthPerHour: number
 }>()("gateway/HttpSettings") {}

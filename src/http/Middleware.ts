@@ -18,7 +18,7 @@ const accessTokenDoc = HttpApiSecurity.apiKey({ key: "X-Access-Token", in: "head
 
 /**
  * Every `/api` request: resolves the access token (four equivalent header forms, parsed in
- * http/Security.ts), counts the request against the user's rate limit, provides the principal.
+ * domain/AccessToken.ts), counts the request against the user's rate limit, provides the principal.
  */
 export class Authorization extends HttpApiMiddleware.Service<Authorization, { provides: CurrentPrincipal }>()(
   "gateway/Authorization",
@@ -34,7 +34,7 @@ export class SchemaErrors extends HttpApiMiddleware.Service<SchemaErrors>()("gat
   error: BadRequest.wire
 }) {}
 
-/** Counts `/auth` requests per client address (decisions.md: 120 per hour). */
+/** Counts `/auth` requests per token family (a valid gateway token) or client address (decisions.md: 120 per hour). */
 export class AuthRateLimit extends HttpApiMiddleware.Service<AuthRateLimit>()("gateway/AuthRateLimit", {
   error: [TooManyRequests.wire, ServiceUnavailable.wire]
 }) {}
