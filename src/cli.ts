@@ -1,10 +1,15 @@
 /**
  * Operator commands: `npm run cli -- bots add --token … | bots list | bots remove <id>`,
  * `taskboard pair <serverId> --team … --key … --token … | unpair <serverId>`, `keys reencrypt`.
+ * `--help` on any command shows its arguments and flags. A running gateway sees bot changes within
+ * 5 s (the registry's TTL, layers/sql/BotsSql.ts) and pairing changes at its next request.
+ * An operator's mistake is one line on stderr, never a stack: exit 1 for a refusal (unknown id, a
+ * token the platform refuses, the database or the platform unreachable), 2 for the configuration or
+ * the command line. `LOG_LEVEL=Debug` adds the full cause.
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Console, Effect, Layer, Redacted } from "effect"
-import { Argument, Command, Flag } from "effect/cli"
+import { Cause, Console, Effect, Layer, Redacted, References, Schema } from "effect"
+import { Argument, CliOutput, Command, Flag } from "effect/cli"
 import { FetchHttpClient } from "effect/http"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -21,24 +26,54 @@ import { Cipher, parseKeyring } from "./services/Cipher.ts"
 import { reencryptAll } from "./layers/sql/Reencrypt.ts"
 import { TaskboardPairings } from "./services/TaskboardPairings.ts"
 
-const keyringOf = (config: AppConfigShape) => {
-  if (config.keyring !== undefined) return config.keyring
-  const file = join(config.dataDir, "token-encryption.key")
-  if (!existsSync(file)) throw new Error("TOKEN_ENCRYPTION_KEY is not set and the data folder has no sandbox key yet")
-  return parseKeyring(readFileSync(file, "utf8").trim())
+// The version lives in package.json only: the bundle gets it from scripts/build.mjs (esbuild `define`).
+declare const __GATEWAY_VERSION__: string | undefined
+const VERSION: string = typeof __GATEWAY_VERSION__ === "string"
+  ? __GATEWAY_VERSION__
+  : (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version
+
+/** A refusal the operator can act on: printed as one line, exit 1 (2 for configuration). */
+class OperatorError extends Error {
+  constructor(message: string, readonly exitCode = 1) {
+    super(message)
+  }
 }
+
+const keyringOf = (config: AppConfigShape) =>
+  Effect.try({
+    try: () => {
+      if (config.keyring !== undefined) return config.keyring
+      const file = join(config.dataDir, "token-encryption.key")
+      if (!existsSync(file)) throw new Error(`TOKEN_ENCRYPTION_KEY is not set and ${config.dataDir} has no sandbox key yet (start the gateway once, or set TOKEN_ENCRYPTION_KEY)`)
+      return parseKeyring(readFileSync(file, "utf8").trim())
+    },
+    catch: (e) => new OperatorError(e instanceof Error ? e.message : String(e), 2)
+  })
 
 /** Database, cipher, registry and the platform client, from the same configuration as the server. */
 const Env = Layer.unwrap(Effect.gen(function*() {
   const config = yield* loadConfig
   const db = DatabaseLive({ url: config.databaseUrl, dataDir: config.dataDir })
-  const cipher = Cipher.layer(keyringOf(config))
+  const cipher = Cipher.layer(yield* keyringOf(config))
   const base = Layer.mergeAll(BotsSql, TaskboardPairingsSql).pipe(Layer.provideMerge(cipher), Layer.provideMerge(db))
   const chat = ChatPlatformDiscord.layer(SandboxMode.of(config).platform).pipe(Layer.provide(FetchHttpClient.layer))
   return Layer.mergeAll(base, chat)
 }))
 
-const botsAdd = Command.make("add", { token: Flag.String("token").pipe(Flag.withDescription("The bot's token")) }, ({ token }) =>
+/** Only the command that runs opens the database: `--help` and parse errors need nothing. */
+const withEnv = <const Name extends string, Input, ContextInput, E, R>(self: Command.Command<Name, Input, ContextInput, E, R>) =>
+  Command.provide(self, Env)
+
+/** A chat-platform id, checked while parsing (before anything is opened). */
+const idArgument = (name: string, description: string) =>
+  Argument.String(name).pipe(
+    Argument.withDescription(description),
+    Argument.withSchema(Schema.String.check(Schema.isPattern(/^[0-9]{1,20}$/, { message: "expected a decimal id of up to 20 digits" })))
+  )
+
+const botsAdd = Command.make("add", {
+  token: Flag.String("token").pipe(Flag.withDescription("The bot's token, as the chat platform's developer portal shows it"))
+}, ({ token }) =>
   Effect.gen(function*() {
     const chat = yield* ChatPlatform
     const bots = yield* Bots
@@ -46,55 +81,186 @@ const botsAdd = Command.make("add", { token: Flag.String("token").pipe(Flag.with
     const me = yield* chat.getBotUser(secret)
     yield* bots.upsert({ id: me.id, name: me.global_name ?? me.username, icon: me.avatar, token: secret })
     yield* Console.log(`added bot ${me.id} (${me.username})`)
-  })).pipe(Command.withDescription("Register a bot, reading its identity from the chat platform"))
+  })).pipe(
+    Command.withDescription("Register a bot (or replace its token), reading its id and name from the chat platform"),
+    Command.withExamples([{ command: "gateway bots add --token <bot token>", description: "Register a bot" }]),
+    withEnv
+  )
 
 const botsList = Command.make("list", {}, () =>
   Effect.gen(function*() {
     const bots = yield* Bots
     for (const b of yield* bots.list) yield* Console.log(`${b.id}\t${b.name}`)
-  })).pipe(Command.withDescription("List the registered bots"))
+  })).pipe(Command.withDescription("List the registered bots: id and name, tab-separated"), withEnv)
 
-const botsRemove = Command.make("remove", { id: Argument.String("id") }, ({ id }) =>
+const botsRemove = Command.make("remove", {
+  id: idArgument("id", "The bot's id (bots list shows them)")
+}, ({ id: botId }) =>
   Effect.gen(function*() {
     const bots = yield* Bots
-    yield* Console.log((yield* bots.remove(id)) ? `removed bot ${id}` : `no bot ${id}`)
-  })).pipe(Command.withDescription("Remove a bot from the registry"))
+    if (!(yield* bots.remove(botId))) return yield* Effect.fail(new OperatorError(`there is no bot ${botId} in the registry (bots list shows them)`))
+    yield* Console.log(`removed bot ${botId}`)
+  })).pipe(Command.withDescription("Remove a bot from the registry; running gateways stop serving it within 5 s"), withEnv)
+
+const serverIdArgument = idArgument("serverId", "The server's (guild's) id")
 
 const pair = Command.make("pair", {
-  serverId: Argument.String("serverId"),
-  team: Flag.String("team"),
-  key: Flag.String("key"),
-  token: Flag.String("token")
-}, ({ key, serverId, team, token }) =>
+  serverId: serverIdArgument,
+  team: Flag.String("team").pipe(Flag.withDescription("The Trello team (organization) id")),
+  key: Flag.String("key").pipe(Flag.withDescription("The team's Trello API key")),
+  token: Flag.String("token").pipe(Flag.withDescription("A Trello token with read access to the team's boards"))
+}, ({ key, serverId: id, team, token }) =>
   Effect.gen(function*() {
     const pairings = yield* TaskboardPairings
-    yield* pairings.pair(serverId, { teamId: team, key: Redacted.make(key), token: Redacted.make(token) })
-    yield* Console.log(`server ${serverId} paired with task-board team ${team}`)
-  })).pipe(Command.withDescription("Pair a server with a task-board (Trello) team"))
+    yield* pairings.pair(id, { teamId: team, key: Redacted.make(key), token: Redacted.make(token) })
+    yield* Console.log(`server ${id} paired with task-board team ${team}`)
+  })).pipe(
+    Command.withDescription("Pair a server with a task-board (Trello) team, or replace its pairing"),
+    Command.withExamples([{
+      command: "gateway taskboard pair 300000000000000001 --team <team id> --key <api key> --token <token>",
+      description: "Pair a server"
+    }]),
+    withEnv
+  )
 
-const unpair = Command.make("unpair", { serverId: Argument.String("serverId") }, ({ serverId }) =>
+const unpair = Command.make("unpair", { serverId: serverIdArgument }, ({ serverId: id }) =>
   Effect.gen(function*() {
     const pairings = yield* TaskboardPairings
-    yield* Console.log((yield* pairings.unpair(serverId)) ? `server ${serverId} unpaired` : `server ${serverId} was not paired`)
-  })).pipe(Command.withDescription("Unpair a server from its task-board team"))
+    if (!(yield* pairings.unpair(id))) return yield* Effect.fail(new OperatorError(`server ${id} is not paired with a task-board team`))
+    yield* Console.log(`server ${id} unpaired`)
+  })).pipe(Command.withDescription("Unpair a server from its task-board team"), withEnv)
 
 const reencrypt = Command.make("reencrypt", {}, () =>
   Effect.gen(function*() {
     const moved = yield* reencryptAll
     yield* Console.log(`re-encrypted ${moved} secrets under the active key`)
-  })).pipe(Command.withDescription("Re-encrypt every stored secret under the active TOKEN_ENCRYPTION_KEY"))
+  })).pipe(
+    Command.withDescription("Re-encrypt every stored secret under the active (first) TOKEN_ENCRYPTION_KEY, after a key rotation"),
+    withEnv
+  )
 
 const cli = Command.make("gateway").pipe(
+  Command.withDescription(
+    "Operator commands of the Bot Module Configuration Gateway. They read the same environment as the server (DATABASE_URL or DATA_DIR, TOKEN_ENCRYPTION_KEY, the platform's variables)."
+  ),
   Command.withSubcommands([
-    Command.make("bots").pipe(Command.withSubcommands([botsAdd, botsList, botsRemove])),
-    Command.make("taskboard").pipe(Command.withSubcommands([pair, unpair])),
-    Command.make("keys").pipe(Command.withSubcommands([reencrypt]))
-  ]),
-  Command.run({ version: "0.1.0" })
+    Command.make("bots").pipe(
+      Command.withDescription("The bots registry: which bots the gateway serves, with their tokens"),
+      Command.withSubcommands([botsAdd, botsList, botsRemove])
+    ),
+    Command.make("taskboard").pipe(
+      Command.withDescription("Task-board (Trello) pairings of servers, for the forms module"),
+      Command.withSubcommands([pair, unpair])
+    ),
+    Command.make("keys").pipe(
+      Command.withDescription("Encryption keys of the secrets at rest"),
+      Command.withSubcommands([reencrypt])
+    )
+  ])
 )
 
-cli.pipe(
-  Effect.provide(Env),
-  Effect.provide(NodeServices.layer),
-  NodeRuntime.runMain
+// ---------------------------------------------------------------------------------------------
+// One line per failure
+// ---------------------------------------------------------------------------------------------
+
+const PARSE_ERRORS = new Set([
+  "DuplicateOption", "InvalidValue", "MissingArgument", "MissingOption", "UnexpectedArgument",
+  "UnknownSubcommand", "UnrecognizedOption", "ValidationError", "ShowHelp"
+])
+
+/** `postgres://user:secret@db:5432/app` → `db:5432/app`: where, without credentials. */
+const databaseAt = () => {
+  const raw = process.env.DATABASE_URL
+  if (raw === undefined || raw.trim() === "") return `the embedded database in ${process.env.DATA_DIR ?? "./.data"}`
+  try {
+    const u = new URL(raw)
+    return `DATABASE_URL (${u.hostname}${u.port === "" ? "" : `:${u.port}`}${u.pathname})`
+  } catch {
+    return "DATABASE_URL"
+  }
+}
+
+const messageOf = (e: unknown): { readonly line: string; readonly exitCode: number } => {
+  if (e instanceof OperatorError) return { line: e.message, exitCode: e.exitCode }
+  const o = (typeof e === "object" && e !== null ? e : {}) as {
+    readonly _tag?: string
+    readonly message?: string
+    readonly problems?: ReadonlyArray<{ readonly message: string }>
+    readonly status?: number
+    readonly reason?: { readonly _tag?: string; readonly message?: string }
+    readonly cause?: unknown
+  }
+  const message = typeof o.message === "string" ? o.message : String(e)
+  switch (o._tag) {
+    case "ConfigInvalid":
+    case "ConfigError":
+      return { line: `configuration error: ${message}`, exitCode: 2 }
+    case "SqlError": {
+      const reason = o.reason?._tag === undefined ? message : `${o.reason._tag}: ${o.reason.message ?? message}`
+      return { line: `cannot use ${databaseAt()}: ${reason}`, exitCode: 1 }
+    }
+    case "MigrationError":
+      return { line: `cannot migrate ${databaseAt()}: ${message}`, exitCode: 1 }
+    case "PlatformRejected":
+      return {
+        line: o.status === 401
+          ? "the chat platform refused the token (401): check the bot token"
+          : `the chat platform refused the request (${o.status}): ${message}`,
+        exitCode: 1
+      }
+    case "UserError":
+      return messageOf(o.cause)
+  }
+  // The domain errors (ServiceUnavailable, RequestTimeout, …) carry their text in `problems`.
+  if (Array.isArray(o.problems) && o.problems.length > 0) {
+    return { line: o.problems.map((p) => p.message).join("; "), exitCode: 1 }
+  }
+  if (e instanceof Error && /ECONNREFUSED|ENOTFOUND|connect/i.test(message)) {
+    return { line: `cannot use ${databaseAt()}: ${message}`, exitCode: 1 }
+  }
+  return { line: o._tag !== undefined && message === "" ? o._tag : message, exitCode: 1 }
+}
+
+const verbose = () => /^(trace|debug|all)$/i.test(process.env.LOG_LEVEL ?? "")
+
+const report = (cause: Cause.Cause<unknown>) =>
+  Effect.sync(() => {
+    const failure = Cause.findErrorOption(cause)
+    const error = failure._tag === "Some" ? failure.value : Cause.squash(cause)
+    const tag = (error as { readonly _tag?: string } | null)?._tag
+    // The command-line parser's problems were printed by the presenter below, one line each.
+    if (tag !== undefined && PARSE_ERRORS.has(tag)) {
+      const errors = (error as { readonly errors?: ReadonlyArray<unknown> }).errors
+      process.exitCode = tag === "ShowHelp" && (errors === undefined || errors.length === 0) ? 0 : 2
+      return
+    }
+    const { exitCode, line } = messageOf(error)
+    process.stderr.write(`error: ${line.split("\n")[0]}\n`)
+    if (verbose()) process.stderr.write(`${Cause.pretty(cause)}\n`)
+    process.exitCode = exitCode
+  })
+
+/** A mistyped command line: one line per problem and where the usage is, instead of the whole help page. */
+const Presenter = CliOutput.layerPresenter({
+  present: (event) =>
+    event._tag === "InvalidInvocation"
+      ? Effect.sync(() => {
+        const usage = `${event.commandPath.join(" ")} --help`
+        for (const e of event.errors) process.stderr.write(`error: ${e.message.split("\n")[0]} (${usage} shows the usage)\n`)
+      })
+      : CliOutput.defaultPresenter.present(event)
+})
+
+// Operators see their answer and errors, not the services' warnings (LOG_LEVEL=Warn or lower shows them).
+const logLevel = (() => {
+  const level = (process.env.LOG_LEVEL ?? "").toLowerCase()
+  const levels = { trace: "Trace", debug: "Debug", info: "Info", warn: "Warn", warning: "Warn", error: "Error", all: "All" } as const
+  return level in levels ? levels[level as keyof typeof levels] : "Error"
+})()
+
+Command.run(cli, { version: VERSION }).pipe(
+  Effect.catchCause(report),
+  Effect.provide([NodeServices.layer, Presenter]),
+  Effect.provideService(References.MinimumLogLevel, logLevel),
+  NodeRuntime.runMain({ disableErrorReporting: true })
 )

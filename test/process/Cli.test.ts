@@ -1,42 +1,77 @@
 /**
- * The operator CLI as an operator runs it (the bundled `cli.mjs`): `bots add` reads the bot's
- * identity from the chat platform (the sandbox of a running gateway), `bots list`, `bots remove`,
- * `taskboard pair`/`unpair`, `keys reencrypt`, against its own embedded database.
+ * The operator CLI as an operator runs it (the bundled `cli.mjs`):
+ * - `bots add` reads the bot's identity from the chat platform (the sandbox of a running gateway),
+ *   `bots list`, `bots remove`, `taskboard pair`/`unpair`, `keys reencrypt`, on its own embedded database;
+ * - a gateway server process and the CLI on one PostgreSQL database (TEST_DATABASE_URL): what the
+ *   CLI changes, the server serves within seconds;
+ * - help for every command, argument and flag; mistakes as one line on stderr, never a stack;
+ * - `scripts/build.mjs` skips the build when the bundle is current.
  */
-import { assert, layer } from "@effect/vitest"
-import { Effect } from "effect"
-import { execFile, execFileSync } from "node:child_process"
-import { promisify } from "node:util"
-import { mkdtempSync, rmSync } from "node:fs"
+import { afterAll, assert, describe, it, layer } from "@effect/vitest"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Exit, Redacted, Scope } from "effect"
+import { Reactivity } from "effect/reactivity"
+import { execFile, execFileSync, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { BOT2_ID, BOT2_TOKEN, S2_ID } from "../../src/sandbox/Seed.ts"
-import { TestApp } from "../utils/TestApp.ts"
+import { promisify } from "node:util"
+import { ALICE_ID, BOT2_ID, BOT2_TOKEN, S2_ID } from "../../src/sandbox/Seed.ts"
+import { freePort, signIn, TestApp, testAppConfig } from "../utils/TestApp.ts"
 
 const ROOT = resolve(import.meta.dirname, "../..")
 const OUT = join(ROOT, ".build-test", "cli")
+const KEY = "k1:" + Buffer.alloc(32, 7).toString("base64")
+
+/** The bundle the operator runs; a no-op when it is current (that is tested below). */
+const buildOnce = () => execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, env: { ...process.env, BUILD_OUTDIR: OUT } })
+
+/** An environment without what would change the mode or the database. */
+const cleanEnv = (extra: Record<string, string>): Record<string, string> => {
+  const base: Record<string, string | undefined> = { ...process.env }
+  for (const name of ["DATABASE_URL", "REDIS_URL", "TOKEN_ENCRYPTION_KEY", "DISCORD_CLIENT_ID", "DISCORD_CLIENT_SECRET", "PUBLIC_URL", "SANDBOX", "MAINTENANCE", "HOST", "PORT", "LOG_LEVEL"]) {
+    delete base[name]
+  }
+  return { ...base, TOKEN_ENCRYPTION_KEY: KEY, ...extra } as Record<string, string>
+}
+
+interface CliRun {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs the CLI without blocking this process (a sandbox it calls may be served by this very process). */
+const runCli = (env: Record<string, string>, args: ReadonlyArray<string>): Promise<CliRun> =>
+  promisify(execFile)(process.execPath, [join(OUT, "cli.mjs"), ...args], { cwd: ROOT, env: cleanEnv(env), encoding: "utf8", timeout: 60_000 })
+    .then(
+      (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+      (e: { code?: number; stdout?: string; stderr?: string }) => ({ code: typeof e.code === "number" ? e.code : -1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" })
+    )
+
+/** A mistake: exit `code`, exactly one line on stderr (matching `pattern`), no stack, nothing on stdout. */
+const assertOneLine = (r: CliRun, code: number, pattern: RegExp) => {
+  const lines = r.stderr.split("\n").filter((l) => l.length > 0)
+  assert.strictEqual(r.code, code, `exit code; stderr:\n${r.stderr}`)
+  assert.strictEqual(lines.length, 1, `one line; stderr:\n${r.stderr}`)
+  assert.match(lines[0]!, pattern)
+  assert.notMatch(r.stderr, /^\s+at /m, "no stack")
+  assert.strictEqual(r.stdout, "")
+}
 
 layer(TestApp.layer({ capabilities: "memory" }), { excludeTestServices: true, timeout: 120_000 })("cli", (it) => {
   it.effect("adds, lists and removes a bot; pairs a task board; re-encrypts", () =>
     Effect.gen(function*() {
       const app = yield* TestApp
-      execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, env: { ...process.env, BUILD_OUTDIR: OUT } })
+      buildOnce()
       const dataDir = mkdtempSync(join(tmpdir(), "gateway-cli-"))
-      const key = "k1:" + Buffer.alloc(32, 7).toString("base64")
-      // Asynchronous: the sandbox the CLI calls is served by this very process.
-      const run = (...args: Array<string>) =>
-        Effect.promise(() =>
-          promisify(execFile)(process.execPath, [join(OUT, "cli.mjs"), ...args], {
-            cwd: ROOT,
-            env: { ...process.env, DATA_DIR: dataDir, PUBLIC_URL: app.url, TOKEN_ENCRYPTION_KEY: key, LOG_LEVEL: "Error" },
-            encoding: "utf8",
-            timeout: 60_000
-          }).then((r) => ({ ok: true as const, out: r.stdout }), (e: { stdout?: string }) => ({ ok: false as const, out: e.stdout ?? "" }))
-        )
+      const env = { DATA_DIR: dataDir, PUBLIC_URL: app.url }
       const cli = (...args: Array<string>) =>
-        Effect.map(run(...args), (r) => {
-          assert.isTrue(r.ok, `${args.join(" ")} failed: ${r.out}`)
-          return r.out
+        Effect.map(Effect.promise(() => runCli(env, args)), (r) => {
+          assert.strictEqual(r.code, 0, `${args.join(" ")} failed: ${r.stdout}${r.stderr}`)
+          return r.stdout
         })
       try {
         assert.include(yield* cli("bots", "add", "--token", BOT2_TOKEN), `added bot ${BOT2_ID}`)
@@ -46,11 +81,178 @@ layer(TestApp.layer({ capabilities: "memory" }), { excludeTestServices: true, ti
         assert.include(yield* cli("taskboard", "unpair", S2_ID), "unpaired")
         assert.include(yield* cli("bots", "remove", BOT2_ID), `removed bot ${BOT2_ID}`)
         assert.notInclude(yield* cli("bots", "list"), BOT2_ID)
-        // A token the platform refuses is not registered.
-        assert.isFalse((yield* run("bots", "add", "--token", "not-a-bot-token")).ok)
+        // Mistakes: one line each, and nothing registered.
+        assertOneLine(yield* Effect.promise(() => runCli(env, ["bots", "add", "--token", "not-a-bot-token"])), 1, /^error: .*token/i)
         assert.notInclude(yield* cli("bots", "list"), "not-a-bot")
+        assertOneLine(yield* Effect.promise(() => runCli(env, ["bots", "remove", BOT2_ID])), 1, new RegExp(`^error: there is no bot ${BOT2_ID}`))
+        assertOneLine(yield* Effect.promise(() => runCli(env, ["bots", "remove", "bot-2"])), 2, /^error: Invalid value for argument <id>: "bot-2"/)
+        assertOneLine(yield* Effect.promise(() => runCli(env, ["taskboard", "unpair", S2_ID])), 1, /not paired/)
+        assertOneLine(yield* Effect.promise(() => runCli(env, ["taskboard", "pair", S2_ID, "--team", "t"])), 2, /^error: Missing required flag: --key .*--help/)
+        assertOneLine(yield* Effect.promise(() => runCli(env, ["bots", "frob"])), 2, /^error: Unknown subcommand "frob"/)
+        assertOneLine(yield* Effect.promise(() => runCli({ ...env, TOKEN_ENCRYPTION_KEY: "short" }, ["bots", "list"])), 2, /^error: configuration error: TOKEN_ENCRYPTION_KEY/)
       } finally {
         rmSync(dataDir, { recursive: true, force: true })
       }
-    }))
+    }), 300_000)
+})
+
+describe("cli without a database", () => {
+  // Every command and subcommand, and what its help must describe.
+  const COMMANDS: ReadonlyArray<ReadonlyArray<string>> = [
+    [], ["bots"], ["bots", "add"], ["bots", "list"], ["bots", "remove"],
+    ["taskboard"], ["taskboard", "pair"], ["taskboard", "unpair"], ["keys"], ["keys", "reencrypt"]
+  ]
+  // --help needs no database: this one does not answer.
+  const noDb = { DATABASE_URL: "postgres://gateway:secret@127.0.0.1:1/gateway", DATA_DIR: "/nonexistent" }
+
+  it("prints help for every command, with a description of each subcommand, argument and flag", async () => {
+    buildOnce()
+    for (const path of COMMANDS) {
+      const r = await runCli(noDb, [...path, "--help"])
+      const where = `gateway ${path.join(" ")} --help`
+      assert.strictEqual(r.code, 0, `${where}: ${r.stderr}`)
+      assert.strictEqual(r.stderr, "", where)
+      assert.match(r.stdout, /^DESCRIPTION\n {2}\S/m, `${where} describes the command`)
+      // Rows of the ARGUMENTS, FLAGS and SUBCOMMANDS sections: name (and type), then the description.
+      const sections = r.stdout.split(/\n(?=[A-Z][A-Z ]+\n)/)
+      for (const section of sections.filter((s) => /^(ARGUMENTS|FLAGS|SUBCOMMANDS)\n/.test(s))) {
+        for (const row of section.split("\n").slice(1).filter((l) => l.trim().length > 0)) {
+          assert.match(row, /^ {2}\S+(?: (?:string|<[^>]+>))?\s{2,}\S/, `${where}: undescribed row "${row}"`)
+        }
+      }
+    }
+    const version = await runCli(noDb, ["--version"])
+    assert.strictEqual(version.stdout.trim(), `gateway v${JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version}`)
+  }, 120_000)
+
+  it("an unreachable database is one line naming DATABASE_URL without its password", async () => {
+    buildOnce()
+    const r = await runCli(noDb, ["bots", "list"])
+    assertOneLine(r, 1, /^error: cannot use DATABASE_URL \(127\.0\.0\.1:1\/gateway\)/)
+    assert.notInclude(r.stderr, "secret")
+  }, 60_000)
+
+  it("scripts/build.mjs skips the build when the bundle is current, and rebuilds when an input is newer", () => {
+    buildOnce()
+    const cliMtime = () => statSync(join(OUT, "cli.mjs")).mtimeMs
+    const before = cliMtime()
+    const t0 = Date.now()
+    buildOnce()
+    assert.strictEqual(cliMtime(), before, "current: not rebuilt")
+    assert.isBelow(Date.now() - t0, 15_000)
+    // As if every input had changed since the last build started.
+    const record = join(OUT, ".build-inputs.json")
+    writeFileSync(record, JSON.stringify({ ...JSON.parse(readFileSync(record, "utf8")), startedAt: 0 }))
+    buildOnce()
+    assert.isAbove(cliMtime(), before, "an input is newer: rebuilt")
+  }, 180_000)
+})
+
+// ---------------------------------------------------------------------------------------------
+// A server and the CLI on one database
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * One database for two processes: a fresh database on TEST_DATABASE_URL's PostgreSQL. (Not PGlite:
+ * its socket server multiplexes every connection into one backend session, and a pool's concurrent
+ * extended-protocol queries then interleave, e.g. pg-boss's "portal cannot be run".)
+ */
+const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? ""
+const sharedDatabase = async (admin: string): Promise<{ readonly url: string; readonly close: () => Promise<void> }> => {
+  const name = `gateway_cli_${randomBytes(6).toString("hex")}`
+  const scope = Effect.runSync(Scope.make())
+  const sql = await Effect.runPromise(PgClient.make({ url: Redacted.make(admin), maxConnections: 1 }).pipe(Effect.provide(Reactivity.layer), Scope.provide(scope)))
+  await Effect.runPromise(sql.unsafe(`CREATE DATABASE ${name}`))
+  const url = new URL(admin)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    close: async () => {
+      await Effect.runPromise(sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).pipe(Effect.ignore))
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  }
+}
+
+const children: Array<ChildProcess> = []
+const cleanups: Array<() => Promise<void>> = []
+afterAll(async () => {
+  for (const child of children) {
+    try {
+      process.kill(-child.pid!, "SIGKILL")
+    } catch {
+      // already gone
+    }
+  }
+  for (const cleanup of cleanups) await cleanup()
+})
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+describe("a running server and the CLI on one database", () => {
+  if (TEST_DATABASE_URL === "") {
+    console.warn("TEST_DATABASE_URL is not set: the server-and-CLI test is skipped (test/sql/RegistryChanges.test.ts covers the registry's TTL on PGlite)")
+  }
+  it.skipIf(TEST_DATABASE_URL === "")("the server stops serving a bot the CLI removed, and serves it again once re-added, within seconds", async () => {
+    buildOnce()
+    const db = await sharedDatabase(TEST_DATABASE_URL)
+    cleanups.push(db.close)
+    const dataDir = mkdtempSync(join(tmpdir(), "gateway-cli-server-"))
+    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }))
+    const port = await freePort()
+    const url = `http://127.0.0.1:${port}`
+    const env = { DATABASE_URL: db.url, DATA_DIR: dataDir, PUBLIC_URL: url }
+
+    const server = spawn(process.execPath, [join(OUT, "main.mjs")], {
+      cwd: ROOT,
+      env: cleanEnv({ ...env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "Warn" }),
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true
+    })
+    children.push(server)
+    let output = ""
+    server.stdout!.setEncoding("utf8").on("data", (c: string) => output += c)
+    server.stderr!.setEncoding("utf8").on("data", (c: string) => output += c)
+    const deadline = Date.now() + 60_000
+    for (;;) {
+      const status = await fetch(`${url}/readyz`, { headers: { "user-agent": "cli-test" } }).then((r) => r.status, () => 0)
+      if (status === 200) break
+      if (Date.now() > deadline || server.exitCode !== null) assert.fail(`server not ready:\n${output}`)
+      await sleep(250)
+    }
+
+    const app = TestApp.of({ url, config: testAppConfig(port) })
+    const { access_token } = await Effect.runPromise(signIn(ALICE_ID).pipe(Effect.provideService(TestApp, app))).catch((e) => {
+      throw new Error(`${String(e)}\nserver output:\n${output}`)
+    })
+    const get = (path: string) => fetch(url + path, { headers: { "user-agent": "cli-test", authorization: `Bearer ${access_token}` } })
+    const listed = async () => ((await (await get("/api/v1/bots")).json()) as { bots: Array<{ id: string }> }).bots.map((b) => b.id)
+    /** Polls until the server's bot list satisfies `ok`; how long it took. */
+    const until = async (ok: (ids: Array<string>) => boolean) => {
+      const t0 = Date.now()
+      while (!ok(await listed())) {
+        if (Date.now() - t0 > 20_000) assert.fail(`the server still lists ${JSON.stringify(await listed())}`)
+        await sleep(200)
+      }
+      return Date.now() - t0
+    }
+
+    assert.include(await listed(), BOT2_ID, "the sandbox's bots are registered at start")
+    assert.strictEqual((await get(`/api/v1/bots/${BOT2_ID}/servers`)).status, 200)
+
+    const removed = await runCli(env, ["bots", "remove", BOT2_ID])
+    assert.strictEqual(removed.code, 0, removed.stderr)
+    assert.include(removed.stdout, `removed bot ${BOT2_ID}`)
+    assert.isAtMost(await until((ids) => !ids.includes(BOT2_ID)), 8_000, "gone from the list within the 5 s TTL")
+    assert.strictEqual((await get(`/api/v1/bots/${BOT2_ID}/servers`)).status, 404, "and no longer served")
+
+    const added = await runCli(env, ["bots", "add", "--token", BOT2_TOKEN])
+    assert.strictEqual(added.code, 0, added.stderr)
+    assert.isAtMost(await until((ids) => ids.includes(BOT2_ID)), 8_000, "back within the TTL")
+    assert.strictEqual((await get(`/api/v1/bots/${BOT2_ID}/servers`)).status, 200)
+
+    // The CLI and the server share the registry: the list the CLI prints is the server's.
+    const list = await runCli(env, ["bots", "list"])
+    assert.match(list.stdout, new RegExp(`^${BOT2_ID}\\t`, "m"))
+  }, 180_000)
 })
