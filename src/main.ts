@@ -1,10 +1,13 @@
 /** Entry point: configuration, keys, logging, then the application layer until SIGTERM/SIGINT. */
 import { NodeRuntime } from "@effect/platform-node"
-import { Effect, Exit, Layer, Logger, References } from "effect"
+import { Effect, Exit, Layer, Logger, References, Result } from "effect"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { AppLive } from "./layers/App.ts"
-import { ConfigInvalid, loadConfig } from "./layers/config/AppConfig.ts"
+import { ConfigInvalid, configInvalid, loadConfig, parseLogLevel } from "./layers/config/AppConfig.ts"
+import { readFeedsEnv } from "./layers/config/FeedsConfigEnv.ts"
+import { readFormsEnv } from "./layers/config/FormsConfigEnv.ts"
+import { checkPort, describeStartupFailure } from "./layers/config/StartupErrors.ts"
 import { defaultServerLimits, ServerLimits } from "./http/NodeEdge.ts"
 import type { AppConfigShape } from "./layers/config/AppConfig.ts"
 import { generateKey, parseKeyring } from "./services/Cipher.ts"
@@ -49,8 +52,26 @@ const exitAfterGrace = (graceMs: number) => {
   process.once("SIGINT", arm)
 }
 
+/** Every configuration problem at once (one line each), not only the first. */
+const loadAllConfig = Effect.gen(function*() {
+  const [config, grace, feeds, forms] = yield* Effect.all(
+    [loadConfig, loadShutdownGrace, readFeedsEnv, readFormsEnv].map((e) => Effect.result(e as Effect.Effect<unknown, ConfigInvalid>))
+  )
+  const problems = [config, grace, feeds, forms].flatMap((r) => Result.isFailure(r!) ? r.failure.message.split("\n") : [])
+  if (problems.length > 0) return yield* configInvalid(problems)
+  return {
+    config: (config as Result.Success<Effect.Success<typeof loadConfig>, never>).success,
+    shutdownGraceMs: (grace as Result.Success<number, never>).success
+  }
+})
+
 const program = Effect.gen(function*() {
-  const config = yield* loadConfig
+  const { config, shutdownGraceMs } = yield* loadAllConfig
+  // A port in use is named now, not after the database has started (seconds with the embedded one).
+  yield* checkPort(config).pipe(Effect.catch((line) => Effect.sync(() => {
+    process.stderr.write(`${line}\n`)
+    process.exit(1)
+  })))
   const keyring: Keyring = config.keyring ?? (yield* sandboxKeyring(config))
   yield* Effect.logInfo(
     config.sandbox
@@ -62,14 +83,22 @@ const program = Effect.gen(function*() {
       ? "ROLE=worker: job workers; serving /healthz and /readyz only"
       : `ROLE=${config.role}: public URL ${config.publicUrl}; interactive docs at ${config.publicUrl}/docs`
   )
-  const shutdownGraceMs = yield* loadShutdownGrace
   exitAfterGrace(shutdownGraceMs)
   return yield* Layer.launch(AppLive(config, keyring)).pipe(
-    Effect.provideService(ServerLimits, { ...defaultServerLimits, shutdownGraceMs })
+    Effect.provideService(ServerLimits, { ...defaultServerLimits, shutdownGraceMs }),
+    // An unreachable database, a port taken meanwhile: one line naming the variable, no stack.
+    Effect.catch((e: unknown) => {
+      const line = describeStartupFailure(e, config)
+      return line === undefined ? Effect.fail(e) : Effect.sync(() => {
+        process.stderr.write(`${line}\n`)
+        process.exit(1)
+      })
+    })
   )
 })
 
-const logLevel = (process.env.LOG_LEVEL ?? "Info") as "Trace" | "Debug" | "Info" | "Warn" | "Error"
+// Any case (`info`, `INFO`); a bad value is reported by loadConfig, with Info meanwhile.
+const logLevel = parseLogLevel(process.env.LOG_LEVEL ?? "Info") ?? "Info"
 const logger = process.env.LOG_FORMAT === "pretty" ? Logger.consolePretty() : Logger.consoleJson
 
 const main: Effect.Effect<void, unknown> = program.pipe(
@@ -77,8 +106,8 @@ const main: Effect.Effect<void, unknown> = program.pipe(
     const { _tag, message } = e as { readonly _tag?: string; readonly message?: string }
     if (_tag === "ConfigInvalid" || _tag === "ConfigError") {
       return Effect.sync(() => {
-        // One line naming the variable and what it expects; no stack.
-        process.stderr.write(`configuration error: ${message}\n`)
+        // One line per problem, naming the variable and what it expects; no stack.
+        process.stderr.write(String(message).split("\n").map((line) => `configuration error: ${line}\n`).join(""))
         process.exit(2)
       })
     }

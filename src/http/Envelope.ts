@@ -5,6 +5,7 @@
  *   checks, unknown routes (404), time-outs (408), defects (500 without internals), and any non-JSON
  *   error answer of the framework re-dressed as the envelope.
  */
+import { recordRequest, routeLabel } from "../services/Metrics.ts"
 import { ByteSize, Cause, Effect, Fiber, Layer, LogLevel, Option, Result, SchemaIssue } from "effect"
 import type { SchemaAST } from "effect"
 import type { Types } from "effect"
@@ -238,6 +239,8 @@ export const GlobalMiddleware = (options: GlobalOptions) =>
         response = HttpServerResponse.setHeaders(response, { "cache-control": "no-store", pragma: "no-cache" })
       }
       response = HttpServerResponse.setHeader(response, "x-request-id", requestId)
+      // A bounded label, never the raw path (ids and names would make one series per resource).
+      yield* recordRequest(method, routeLabel(url, response.status), response.status, (performance.now() - started) / 1000)
       // Below Info (e.g. LOG_LEVEL=Warn) the line is not built at all.
       if (options.accessLog && (yield* LogLevel.isEnabled("Info"))) {
         const status = response.status

@@ -21,6 +21,8 @@ import { FormsHandlers } from "../http/handlers/Forms.ts"
 import { GeneralHandlers } from "../http/handlers/General.ts"
 import { OpsHandlers } from "../http/handlers/Ops.ts"
 import { AssetRoutes, DocsRoutes, serve } from "../http/Server.ts"
+import { MetricsRoute } from "../http/Metrics.ts"
+import { Tracing } from "./observability/Tracing.ts"
 import { SandboxMode } from "../sandbox/SandboxMode.ts"
 import { AuditLogSql } from "./sql/AuditLogSql.ts"
 import { BotsSql } from "./sql/BotsSql.ts"
@@ -141,6 +143,7 @@ export const routes = (config: AppConfigShape) => {
     DocsRoutes,
     AssetRoutes,
     SandboxMode.of(config).routes,
+    MetricsRoute(config.metricsToken),
     GlobalMiddleware({ maintenance: config.maintenance, requestTimeoutMs: 30_000, accessLog: true }),
     config.corsOrigins.length === 0 ? Layer.empty : HttpRouter.cors({
       allowedOrigins: config.corsOrigins,
@@ -156,6 +159,7 @@ export const routes = (config: AppConfigShape) => {
 export const workerRoutes = (config: AppConfigShape) =>
   Layer.mergeAll(
     HttpApiBuilder.layer(WorkerApi).pipe(Layer.provide(OpsHandlers), Layer.provide(SchemaErrorsLive)),
+    MetricsRoute(config.metricsToken),
     GlobalMiddleware({ maintenance: config.maintenance, requestTimeoutMs: 30_000, accessLog: true })
   ) as Layer.Layer<never, never, HttpRouter.HttpRouter>
 
@@ -175,12 +179,14 @@ const NoTracing = Layer.mergeAll(
 export const makeApp = <E>(config: AppConfigShape, capabilities: Layer.Layer<Capabilities, E, AppConfig>) => {
   const api = config.role !== "worker"
   const app = serve(api ? routes(config) : workerRoutes(config), { port: config.port, host: config.host }).pipe(
-    Layer.provide(NoTracing)
+    Layer.provide(config.otlpEndpoint === undefined ? NoTracing : Layer.empty)
   )
   // Workers depend on the capabilities, so they are closed first at SIGTERM: the jobs in hand
   // drain (JobEngine's scope), then the engine stops, then the database closes.
   const workers = config.role === "api" ? Layer.empty : DeliveryWorkerLive
   return Layer.mergeAll(app, workers, api ? SandboxMode.of(config).startup : Layer.empty).pipe(
+    // Spans over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (observability/Tracing.ts); else none are built.
+    Layer.provide(Tracing(config.otlpEndpoint)),
     Layer.provide(services),
     Layer.provideMerge(capabilities),
     Layer.provideMerge(SettingsLive(config)),

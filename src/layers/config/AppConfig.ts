@@ -2,7 +2,7 @@
  * Configuration from the environment, every variable in the README's table. A bad value stops
  * start-up with one line naming the variable and what it expects.
  */
-import { Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Config, ConfigProvider, Context, Effect, Layer, Option, Redacted, Result, Schema } from "effect"
 import type { FeedModuleName } from "../../domain/Platform.ts"
 import type { Keyring } from "../../services/Cipher.ts"
 import { parseKeyring } from "../../services/Cipher.ts"
@@ -79,6 +79,10 @@ export interface AppConfigShape {
   /** ROLE (default all). */
   readonly role: Role
   readonly delivery: DeliveryConfig
+  /** METRICS_TOKEN: GET /metrics is served only when set, to that bearer token (README "Observing"). */
+  readonly metricsToken?: Redacted.Redacted<string> | undefined
+  /** OTEL_EXPORTER_OTLP_ENDPOINT: traces go there over OTLP/HTTP when set; tracing is off otherwise. */
+  readonly otlpEndpoint?: string | undefined
 }
 
 export class AppConfig extends Context.Service<AppConfig, AppConfigShape>()("gateway/AppConfig") {}
@@ -99,7 +103,7 @@ const optionalPositiveInt = (name: string) =>
   )
 
 /** FEED_*: absent ones take `deliveryDefaults` (the poll interval's depends on sandbox mode: see `check`). */
-const delivery = Config.all({
+const deliveryFields = {
   pollIntervalSeconds: optionalPositiveInt("FEED_POLL_INTERVAL_SECONDS"),
   pollIntervalSecondsByModule: Config.all(
     Object.fromEntries(FEED_MODULES.map((m) => [m, optionalPositiveInt(`FEED_POLL_INTERVAL_SECONDS_${m.toUpperCase()}`)]))
@@ -115,7 +119,8 @@ const delivery = Config.all({
   hostConcurrency: positiveInt("FEED_HOST_CONCURRENCY", 2),
   contact: optionalString("FEED_CONTACT"),
   userAgent: optionalString("FEED_USER_AGENT")
-})
+}
+const delivery = Config.all(deliveryFields)
 
 /** Thrown inside Config.map and turned into one start-up line by `loadConfig`. */
 class Invalid extends Error {}
@@ -123,11 +128,30 @@ const invalid = (name: string, expects: string): never => {
   throw new Invalid(`${name}: ${expects}`)
 }
 
-const raw = Config.all({
+/** LOG_LEVEL in any case (the Node convention is lower case): `info` → `Info`; `warning` too. */
+export const parseLogLevel = (value: string): AppConfigShape["logLevel"] | undefined => {
+  const v = value.trim().toLowerCase()
+  const level = ({ trace: "Trace", debug: "Debug", info: "Info", warn: "Warn", warning: "Warn", error: "Error" } as const)[v as "info"]
+  return level
+}
+
+/** DATABASE_URL is a postgres:// or postgresql:// URL; anything else is refused before a connection is tried. */
+const databaseUrl = Config.option(Config.Redacted("DATABASE_URL")).pipe(
+  Config.map(Option.getOrUndefined),
+  Config.map((url) => {
+    if (url === undefined) return url
+    const v = Redacted.value(url)
+    const ok = URL.canParse(v) && /^postgres(ql)?:$/.test(new URL(v).protocol) && new URL(v).hostname !== ""
+    return ok ? url : invalid("DATABASE_URL", "expected a postgres://user:password@host:port/database URL (value not shown: it may hold a password)")
+  })
+)
+
+/** The variables, each parsed on its own so that every bad one is reported (`loadConfig`). */
+const fields = {
   port: Config.Port("PORT").pipe(Config.withDefault(8080)),
   host: Config.String("HOST").pipe(Config.withDefault("127.0.0.1")),
   publicUrl: optionalString("PUBLIC_URL"),
-  databaseUrl: Config.option(Config.Redacted("DATABASE_URL")).pipe(Config.map(Option.getOrUndefined)),
+  databaseUrl,
   dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./.data")),
   redisUrl: optionalString("REDIS_URL"),
   redisKeyPrefix: Config.String("REDIS_KEY_PREFIX").pipe(Config.withDefault("gateway:")),
@@ -141,7 +165,10 @@ const raw = Config.all({
   rateLimitApiPerMinute: positiveInt("RATE_LIMIT_API_PER_MINUTE", 120),
   rateLimitAuthPerHour: positiveInt("RATE_LIMIT_AUTH_PER_HOUR", 120),
   trustProxy: Config.Boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
-  logLevel: Config.Literals(["Trace", "Debug", "Info", "Warn", "Error"], "LOG_LEVEL").pipe(Config.withDefault("Info" as const)),
+  logLevel: Config.String("LOG_LEVEL").pipe(
+    Config.withDefault("Info"),
+    Config.map((v) => parseLogLevel(v) ?? invalid("LOG_LEVEL", `expected one of trace, debug, info, warn, error (any case), got ${JSON.stringify(v)}`))
+  ),
   logFormat: Config.Literals(["json", "pretty"], "LOG_FORMAT").pipe(Config.withDefault("json" as const)),
   maintenance: Config.Boolean("MAINTENANCE").pipe(Config.withDefault(false)),
   accessTokenTtlSeconds: positiveInt("ACCESS_TOKEN_TTL_SECONDS", 3600),
@@ -154,8 +181,13 @@ const raw = Config.all({
     Config.map((n) => n === undefined || n > 0 ? n : invalid("AUDIT_RETENTION_DAYS", `expected a positive number of days, got ${n}`))
   ),
   role: Config.Literals(["all", "api", "worker"], "ROLE").pipe(Config.withDefault("all" as const)),
+  metricsToken: Config.option(Config.Redacted("METRICS_TOKEN")).pipe(Config.map(Option.getOrUndefined)),
+  otlpEndpoint: optionalString("OTEL_EXPORTER_OTLP_ENDPOINT").pipe(
+    Config.map((u) => u === undefined || /^https?:\/\/[^/]+/.test(u) ? u : invalid("OTEL_EXPORTER_OTLP_ENDPOINT", `expected an http(s) URL, got ${u}`))
+  ),
   delivery
-})
+}
+const raw = Config.all(fields)
 
 export class ConfigInvalid extends Schema.TaggedError<ConfigInvalid>()("ConfigInvalid", { message: Schema.String }) {}
 
@@ -166,7 +198,11 @@ export const isLoopbackHost = (host: string): boolean => {
     /^(0:){7}1$/.test(h) || /^::ffff:127(\.\d{1,3}){3}$/.test(h)
 }
 
-const check = (c: Config.Success<typeof raw>): AppConfigShape => {
+/** The checks across variables; every problem is pushed to `problems` (nothing throws). */
+const check = (c: Config.Success<typeof raw>, problems: Array<string>): AppConfigShape => {
+  const invalid = (name: string, expects: string) => {
+    problems.push(`${name}: ${expects}`)
+  }
   // Sandbox mode (password-less sign-in, fault injection) only on a loopback address unless SANDBOX=true says so
   // (decisions.md "Sandbox mode"); a PUBLIC_URL elsewhere means a proxy makes it public.
   const local = isLoopbackHost(c.host) && (c.publicUrl === undefined || (URL.canParse(c.publicUrl) && isLoopbackHost(new URL(c.publicUrl).hostname)))
@@ -180,7 +216,7 @@ const check = (c: Config.Success<typeof raw>): AppConfigShape => {
     try {
       keyring = parseKeyring(Redacted.value(c.tokenKey))
     } catch (e) {
-      invalid("TOKEN_ENCRYPTION_KEY", (e as Error).message)
+      invalid("TOKEN_ENCRYPTION_KEY", e instanceof Invalid ? e.message.replace(/^TOKEN_ENCRYPTION_KEY: /, "") : (e as Error).message)
     }
   } else if (!sandbox) {
     invalid("TOKEN_ENCRYPTION_KEY", "required outside sandbox mode (one or more 32-byte base64 keys; see README)")
@@ -213,18 +249,44 @@ const oneLine = (message: string) => {
   return at === undefined ? what : `${at}: ${what.charAt(0).toLowerCase()}${what.slice(1)}`
 }
 
-/** Reads and checks the configuration; the failure is one line naming the variable. */
-export const loadConfig: Effect.Effect<AppConfigShape, ConfigInvalid> = raw.pipe(
-  Effect.mapError((e) => new ConfigInvalid({ message: oneLine(String(e.message ?? e)) })),
-  Effect.flatMap((c) =>
-    Effect.try({
-      try: () => check(c),
-      catch: (e) => new ConfigInvalid({ message: e instanceof Error ? e.message : String(e) })
-    })
-  ),
-  Effect.catchDefect((e) =>
-    e instanceof Invalid ? Effect.fail(new ConfigInvalid({ message: e.message })) : Effect.die(e)
+/** One variable: its value, or its problem as one line naming it. */
+const readOne = <A>(config: Config.Config<A>): Effect.Effect<A, string> =>
+  config.pipe(
+    Effect.mapError((e) => oneLine(String(e.message ?? e))),
+    Effect.catchDefect((e) => e instanceof Invalid ? Effect.fail(e.message) : Effect.die(e))
   )
-)
+
+/** Every field of a record of configs, each on its own; a bad one takes its unset value (for `check`) and adds its problem. */
+const readAll = <F extends Record<string, Config.Config<any>>>(record: F, problems: Array<string>) =>
+  Effect.gen(function*() {
+    const out: Record<string, unknown> = {}
+    for (const [key, config] of Object.entries(record)) {
+      const result = yield* Effect.result(readOne(config))
+      if (Result.isSuccess(result)) out[key] = result.success
+      else {
+        problems.push(result.failure)
+        // The value an empty environment gives (every variable has a default or is optional).
+        out[key] = yield* Effect.orDie(config.parse(ConfigProvider.fromEnv({ env: {} })))
+      }
+    }
+    return out as Config.Success<Config.Config<{ -readonly [K in keyof F]: Config.Success<F[K]> }>>
+  })
+
+/** Every problem, one per line (a single problem has no newline). */
+export const configInvalid = (problems: ReadonlyArray<string>) => new ConfigInvalid({ message: problems.join("\n") })
+
+/**
+ * Reads and checks the configuration. Every bad variable is reported at once: the failure's
+ * message is one line per problem, each naming its variable.
+ */
+export const loadConfig: Effect.Effect<AppConfigShape, ConfigInvalid> = Effect.gen(function*() {
+  const problems: Array<string> = []
+  const { delivery: _d, ...top } = fields
+  const c = { ...(yield* readAll(top, problems)), delivery: yield* readAll(deliveryFields, problems) } as Config.Success<typeof raw>
+  const checked = check(c, problems)
+  // A variable that is itself bad is named once, not again by a check across variables.
+  const unique = problems.filter((p, i) => problems.findIndex((q) => q.split(":")[0] === p.split(":")[0]) === i)
+  return unique.length === 0 ? checked : yield* configInvalid(unique)
+})
 
 export const AppConfigLive = Layer.effect(AppConfig, Effect.map(loadConfig, AppConfig.of))

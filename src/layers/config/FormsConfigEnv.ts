@@ -6,11 +6,14 @@ import { Config, Effect, Layer } from "effect"
 import { FormsSettings } from "../../services/Forms.ts"
 import { ConfigInvalid } from "./AppConfig.ts"
 
-export const FormsConfigEnv = Layer.effect(FormsSettings, Effect.gen(function*() {
+/** FORMS_MAX_PER_SERVER, checked (also run by main with the rest of the configuration, to report every problem at once). */
+export const readFormsEnv = Effect.gen(function*() {
   const raw = yield* Config.String("FORMS_MAX_PER_SERVER").pipe(Config.withDefault(""))
   const max = raw.trim() === "" ? FormsSettings.defaults.maxFormsPerServer : Number(raw)
   if (!Number.isSafeInteger(max) || max < 1) {
     return yield* new ConfigInvalid({ message: `FORMS_MAX_PER_SERVER: expected a positive integer, got ${raw}` })
   }
   return FormsSettings.of({ maxFormsPerServer: max })
-}))
+})
+
+export const FormsConfigEnv = Layer.effect(FormsSettings, readFormsEnv)

@@ -8,7 +8,7 @@ import { DisplayInfo, FeedModules } from "../../domain/Feed.ts"
 import { FeedModuleName } from "../../domain/Platform.ts"
 import { readOptions } from "../../services/delivery/Options.ts"
 import type { DeliveryOptions } from "../../services/delivery/Options.ts"
-import type { DeliveryFeed, DeliverySource, FeedRef } from "../../services/DeliveryStore.ts"
+import type { DeliveryFeed, DeliverySource, FeedRef, FeedStatus } from "../../services/DeliveryStore.ts"
 import { emptyPollState, PollState } from "../../services/SourcePoller.ts"
 
 export const Id = Schema.Union([Schema.BigInt, Schema.Number, Schema.String])
@@ -129,5 +129,22 @@ export const StatusRow = Schema.Struct({
   next_poll_at: When
 })
 export const decodeStatus = Schema.decodeUnknownEffect(Schema.Array(StatusRow))
+export const toStatus = (r: typeof StatusRow.Type): FeedStatus => ({
+  state: r.state,
+  reason: r.reason,
+  lastPollAt: r.last_poll_at,
+  nextPollAt: r.next_poll_at,
+  lastDeliveryAt: r.last_delivery_at,
+  delivered: Number(r.delivered),
+  skipped: Number(r.skipped)
+})
 
 export const decodeRefs = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ ...FeedRefRow.fields, previous: FeedState })))
+
+/** For `sql.insert`, called only with rows (the callers return early on none). */
+export const nonEmpty = <A>(rows: ReadonlyArray<A>): readonly [A, ...Array<A>] => rows as readonly [A, ...Array<A>]
+
+/** Rows per INSERT: well under PostgreSQL's 65,535 parameters a statement. */
+const CHUNK = 1000
+export const chunks = <A>(rows: ReadonlyArray<A>): ReadonlyArray<ReadonlyArray<A>> =>
+  Array.from({ length: Math.ceil(rows.length / CHUNK) }, (_, i) => rows.slice(i * CHUNK, (i + 1) * CHUNK))

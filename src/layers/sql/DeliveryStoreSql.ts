@@ -11,9 +11,10 @@ import type { FeedModuleName } from "../../domain/Platform.ts"
 import type { PlatformWebhookBody } from "../../services/ChatPlatform.ts"
 import { Cipher } from "../../services/Cipher.ts"
 import { DeliveryStore } from "../../services/DeliveryStore.ts"
-import type { DeliverySource, FeedState, FeedStatus, NewDelivery } from "../../services/DeliveryStore.ts"
+import type { DeliverySource, FeedState, NewDelivery } from "../../services/DeliveryStore.ts"
 import { PollState } from "../../services/SourcePoller.ts"
 import {
+  chunks,
   decodeFeeds,
   decodeOpen,
   decodeRefs,
@@ -21,22 +22,16 @@ import {
   decodeStatus,
   feedRefColumns,
   feedRefJoins,
+  nonEmpty,
   readBody,
   toFeed,
   toFeedRef,
-  toSource
+  toSource,
+  toStatus
 } from "./DeliveryRows.ts"
 import { sqlFailure } from "./SqlFailure.ts"
 
 const db = sqlFailure("The delivery storage")
-
-/** For `sql.insert`, called only with rows (the callers return early on none). */
-const nonEmpty = <A>(rows: ReadonlyArray<A>): readonly [A, ...Array<A>] => rows as readonly [A, ...Array<A>]
-
-/** Rows per INSERT: well under PostgreSQL's 65,535 parameters a statement. */
-const CHUNK = 1000
-const chunks = <A>(rows: ReadonlyArray<A>): ReadonlyArray<ReadonlyArray<A>> =>
-  Array.from({ length: Math.ceil(rows.length / CHUNK) }, (_, i) => rows.slice(i * CHUNK, (i + 1) * CHUNK))
 
 /** A seen id still served is written again once its row is this old, so retention never drops it. */
 const SEEN_REFRESH_DAYS = 30
@@ -287,17 +282,7 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
           LEFT JOIN feed_sources src ON src.module = f.module AND src.identifier = f.feed_identifier
           WHERE f.id = ${feedId}`.pipe(
           Effect.flatMap(decodeStatus),
-          Effect.map((rows) =>
-            Option.map(Option.fromNullishOr(rows[0]), (r): FeedStatus => ({
-              state: r.state,
-              reason: r.reason,
-              lastPollAt: r.last_poll_at,
-              nextPollAt: r.next_poll_at,
-              lastDeliveryAt: r.last_delivery_at,
-              delivered: Number(r.delivered),
-              skipped: Number(r.skipped)
-            }))
-          )
+          Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), toStatus))
         ),
         "status"
       ),
