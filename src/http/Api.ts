@@ -5,34 +5,27 @@
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { AuditLogPage, AuditLogQuery } from "../domain/AuditLog.ts"
-import {
-  BadRequest,
-  Forbidden,
-  NotFound,
-  RequestTimeout,
-  ServiceUnavailable,
-  Unauthorized
-} from "../domain/Errors.ts"
-import { FeedModules, GameLookup, UserLookup } from "../domain/Feed.ts"
-import { FeedStatus } from "../domain/FeedStatus.ts"
+import { BadRequest, ServiceUnavailable, Unauthorized } from "../domain/Errors.ts"
 import { Form, FormInput, FormsResponse, TaskboardBoardsResponse, TaskboardOptionsResponse } from "../domain/Form.ts"
-import { BotIdParam, FeedId, FormIdParam, ServerIdParam } from "../domain/Ids.ts"
-import { text } from "../domain/Text.ts"
+import { BotIdParam, FormIdParam } from "../domain/Ids.ts"
 import { BotsResponse, ModulesResponse, Server, ServersResponse, User } from "../domain/Platform.ts"
-import type { FeedModuleName } from "../domain/Platform.ts"
 import { Success, TokenCheck, TokenResponse } from "../domain/Token.ts"
 import { Authorization, AuthRateLimit, SchemaErrors } from "./Middleware.ts"
+import { bodyExample, formExample } from "./Examples.ts"
 
-const upstream = [RequestTimeout.wire, ServiceUnavailable.wire] as const
-// Path ids are canonical positive decimals: anything else is a 400 naming the parameter.
-const serverParams = { appClientId: BotIdParam, serverId: ServerIdParam }
-const moduleErrors = [NotFound.wire, Forbidden.wire, ...upstream] as const
+import { moduleErrors, serverParams, upstream } from "./ApiParams.ts"
+import { ForumGroup, MicroblogGroup, PhotoGroup, RssGroup, StreamingGroup, VideoGroup } from "./FeedsApi.ts"
+
+export { ForumGroup, MicroblogGroup, PhotoGroup, RssGroup, StreamingGroup, VideoGroup }
+
 
 // ---------------------------------------------------------------------------------------------
 // /auth/idp
 // ---------------------------------------------------------------------------------------------
 
-const TokenHeaders = Schema.Struct({
+// `authorization` is documented as the `authToken` security scheme (http/OpenApiDocument.ts).
+const TokenHeaders = Schema.Struct({ authorization: Schema.optionalKey(Schema.String) })
+const ExchangeHeaders = Schema.Struct({
   authorization: Schema.optionalKey(Schema.String),
   "x-code-verifier": Schema.optionalKey(Schema.String)
 })
@@ -51,7 +44,7 @@ export class AuthGroup extends HttpApiGroup.make("auth")
     }).annotateMerge(OpenApi.annotations({
       summary: "Start a sign-in",
       description:
-        "Redirects (307) to the identity provider's authorization page. `redirect_uri` must be on the allowlist (loopback URIs on any port). Sets the sign-in cookie."
+        "Redirects (307) to the identity provider's authorization page (open it in a browser). `redirect_uri` must be on the allowlist (loopback URIs on any port). Sets the sign-in cookie."
     })),
     HttpApiEndpoint.get("callback", "/callback", {
       query: {
@@ -67,7 +60,7 @@ export class AuthGroup extends HttpApiGroup.make("auth")
       description: "Called by the identity provider. Redirects (302) to the client's redirect_uri with `code` and `state`, or with `error`."
     })),
     HttpApiEndpoint.post("token", "/token", {
-      headers: TokenHeaders,
+      headers: ExchangeHeaders,
       success: TokenResponse,
       error: [Unauthorized.wire, ...upstream]
     }).annotateMerge(OpenApi.annotations({
@@ -133,6 +126,7 @@ export class GeneralGroup extends HttpApiGroup.make("general")
   )
   .middleware(Authorization)
   .prefix("/api/v1")
+  .annotate(OpenApi.Description, "The signed-in user, the bots, their servers and a server's modules and audit log.")
 {}
 
 // ---------------------------------------------------------------------------------------------
@@ -164,104 +158,20 @@ export class FormsGroup extends HttpApiGroup.make("forms")
       payload: FormInput,
       success: Form,
       error: [BadRequest.wire, ...moduleErrors]
-    }).annotate(OpenApi.Summary, "Create a form"),
+    }).annotate(OpenApi.Summary, "Create a form").annotate(OpenApi.Transform, bodyExample(formExample)),
     HttpApiEndpoint.patch("update", "/:formId", {
       params: formParams,
       payload: FormInput,
       success: Form,
       error: [BadRequest.wire, ...moduleErrors]
-    }).annotate(OpenApi.Summary, "Replace a form (omitted flags take their defaults)"),
+    }).annotate(OpenApi.Summary, "Replace a form (omitted flags take their defaults)")
+      .annotate(OpenApi.Transform, bodyExample(formExample)),
     HttpApiEndpoint.delete("delete", "/:formId", { params: formParams, success: Success, error: moduleErrors })
       .annotate(OpenApi.Summary, "Delete a form")
   )
   .middleware(Authorization)
   .prefix("/api/v1/bots/:appClientId/servers/:serverId/modules/forms")
-{}
-
-// ---------------------------------------------------------------------------------------------
-// Feed connectors: one group per module
-// ---------------------------------------------------------------------------------------------
-
-const userIdLookup = (m: "photo" | "streaming" | "microblog" | "video") =>
-  HttpApiEndpoint.get("getUserId", "/getUserId/:userName", {
-    params: { ...serverParams, userName: text(1, 200) },
-    success: UserLookup,
-    error: moduleErrors
-  }).annotate(OpenApi.Summary, `Look up the external id of a ${m} ${m === "video" ? "channel" : "user"}`)
-
-const gameIdLookup = HttpApiEndpoint.get("getGameId", "/getGameId/:gameName", {
-  params: { ...serverParams, gameName: text(1, 200) },
-  success: GameLookup,
-  error: moduleErrors
-}).annotate(OpenApi.Summary, "Look up the id of a game by name")
-
-const feedEndpoints = <M extends FeedModuleName>(m: M) => {
-  const s = FeedModules[m]
-  const feedParams = { ...serverParams, feedId: FeedId }
-  return [
-    HttpApiEndpoint.get("list", "/feeds", { params: serverParams, success: s.feeds, error: moduleErrors })
-      .annotate(OpenApi.Summary, `The ${m} feeds of a server`),
-    HttpApiEndpoint.post("create", "/feeds", {
-      params: serverParams,
-      payload: s.create,
-      success: s.feed,
-      error: [BadRequest.wire, ...moduleErrors]
-    }).annotate(OpenApi.Summary, `Create a ${m} feed bound to a chat webhook`),
-    HttpApiEndpoint.patch("update", "/feeds/:feedId", {
-      params: feedParams,
-      payload: s.update,
-      success: s.feed,
-      error: [BadRequest.wire, ...moduleErrors]
-    }).annotate(OpenApi.Summary, `Replace the webhook_options of a ${m} feed`),
-    HttpApiEndpoint.delete("delete", "/feeds/:feedId", { params: feedParams, success: Success, error: moduleErrors })
-      .annotate(OpenApi.Summary, `Delete a ${m} feed`),
-    HttpApiEndpoint.get("status", "/feeds/:feedId/status", { params: feedParams, success: FeedStatus, error: moduleErrors })
-      .annotateMerge(OpenApi.annotations({
-        summary: `The delivery status of a ${m} feed`,
-        description:
-          "`state` active, failing or disabled (with `reason`); the last and next poll of its source; the last message posted; items posted and skipped since creation. A feed never polled is active with nulls and zeros."
-      }))
-  ] as const
-}
-
-// Each module's routes under `{modules}/<m>`; a feed body may not carry unknown keys.
-const feedParse = { errors: "all", onExcessProperty: "error" } as const
-
-export class PhotoGroup extends HttpApiGroup.make("photo")
-  .add(...feedEndpoints("photo"), userIdLookup("photo"))
-  .middleware(Authorization)
-  .prefix("/api/v1/bots/:appClientId/servers/:serverId/modules/photo")
-  .annotate(HttpApi.PayloadParseOptions, feedParse)
-{}
-export class ForumGroup extends HttpApiGroup.make("forum")
-  .add(...feedEndpoints("forum"))
-  .middleware(Authorization)
-  .prefix("/api/v1/bots/:appClientId/servers/:serverId/modules/forum")
-  .annotate(HttpApi.PayloadParseOptions, feedParse)
-{}
-export class RssGroup extends HttpApiGroup.make("rss")
-  .add(...feedEndpoints("rss"))
-  .middleware(Authorization)
-  .prefix("/api/v1/bots/:appClientId/servers/:serverId/modules/rss")
-  .annotate(HttpApi.PayloadParseOptions, feedParse)
-{}
-export class StreamingGroup extends HttpApiGroup.make("streaming")
-  .add(...feedEndpoints("streaming"), userIdLookup("streaming"), gameIdLookup)
-  .middleware(Authorization)
-  .prefix("/api/v1/bots/:appClientId/servers/:serverId/modules/streaming")
-  .annotate(HttpApi.PayloadParseOptions, feedParse)
-{}
-export class MicroblogGroup extends HttpApiGroup.make("microblog")
-  .add(...feedEndpoints("microblog"), userIdLookup("microblog"))
-  .middleware(Authorization)
-  .prefix("/api/v1/bots/:appClientId/servers/:serverId/modules/microblog")
-  .annotate(HttpApi.PayloadParseOptions, feedParse)
-{}
-export class VideoGroup extends HttpApiGroup.make("video")
-  .add(...feedEndpoints("video"), userIdLookup("video"))
-  .middleware(Authorization)
-  .prefix("/api/v1/bots/:appClientId/servers/:serverId/modules/video")
-  .annotate(HttpApi.PayloadParseOptions, feedParse)
+  .annotate(OpenApi.Description, "The forms module: forms with their steps, and the task-board options of the server's paired team.")
 {}
 
 // ---------------------------------------------------------------------------------------------
@@ -277,6 +187,7 @@ export class OpsGroup extends HttpApiGroup.make("ops", { topLevel: true })
       error: ServiceUnavailable.wire
     }).annotate(OpenApi.Summary, "Readiness: the database and the job engine answer")
   )
+  .annotate(OpenApi.Description, "Probes for orchestrators: no token, not rate limited.")
 {}
 
 /** What a `ROLE=worker` process serves: the probes only (no /api, /auth or /docs). */
@@ -297,7 +208,6 @@ export class Api extends HttpApi.make("gateway")
   .annotate(HttpApi.PayloadParseOptions, { errors: "all" })
   .annotateMerge(OpenApi.annotations({
     title: "Bot Module Configuration Gateway",
-    version: "1.0.0",
     description:
       "Configure the modules of chat-platform bots on the servers you manage. Every non-2xx answer is the error envelope `{\"errors\":[{\"code\",\"message\",\"additionalProperties\"?}]}`. Every request carries a `User-Agent`."
   }))

@@ -3,7 +3,10 @@ import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
 import { BadRequest, ServiceUnavailable, TooManyRequests, Unauthorized } from "../domain/Errors.ts"
 import { CurrentPrincipal } from "../domain/Principal.ts"
 
-const bearerDoc = HttpApiSecurity.bearer.pipe(
+// `http({ scheme: "bearer" })`, not `HttpApiSecurity.bearer` ("Bearer"): the document's scheme must be the
+// lower-case token OpenAPI tools match (Scalar draws its token box only for `bearer`); the server
+// compares schemes case-insensitively either way.
+const bearerDoc = HttpApiSecurity.http({ scheme: "bearer" }).pipe(
   HttpApiSecurity.annotate(
     OpenApi.Description,
     "`Authorization: Bearer <access_token>` or `Authorization: <access_token>` (the bare form is accepted too)."

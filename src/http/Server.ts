@@ -2,12 +2,11 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
-import { HttpApiScalar } from "effect/http-api"
 import { MODULES } from "../services/Modules.ts"
-import { Api } from "./Api.ts"
 import { drain, makeEdge, ServerLimits } from "./NodeEdge.ts"
 
-export const DocsRoutes = HttpApiScalar.layer(Api, { path: "/docs" })
+/** /docs: Scalar and the document, served locally, compressed and cacheable (DocsPage.ts). */
+export { DocsRoutes } from "./DocsPage.ts"
 
 const icon = (letter: string, hue: number) =>
   `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64"><rect width="64" height="64" rx="14" fill="hsl(${hue},60%,45%)"/><text x="32" y="42" font-family="sans-serif" font-size="30" text-anchor="middle" fill="#fff">${letter}</text></svg>`

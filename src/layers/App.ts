@@ -11,7 +11,7 @@ import { FetchHttpClient, HttpMiddleware, HttpRouter } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { RateLimiter } from "effect/persistence"
 import type { SqlClient } from "effect/sql"
-import { Api, WorkerApi } from "../http/Api.ts"
+import { WorkerApi } from "../http/Api.ts"
 import { AuthorizationLive } from "../http/AuthorizationLive.ts"
 import { AuthRateLimitLive } from "../http/AuthRateLimit.ts"
 import { GlobalMiddleware, SchemaErrorsLive } from "../http/Envelope.ts"
@@ -21,6 +21,7 @@ import { FormsHandlers } from "../http/handlers/Forms.ts"
 import { GeneralHandlers } from "../http/handlers/General.ts"
 import { OpsHandlers } from "../http/handlers/Ops.ts"
 import { AssetRoutes, DocsRoutes, serve } from "../http/Server.ts"
+import { documentedApi } from "../http/OpenApiDocument.ts"
 import { MetricsRoute } from "../http/Metrics.ts"
 import { Tracing } from "./observability/Tracing.ts"
 import { SandboxMode } from "../sandbox/SandboxMode.ts"
@@ -134,13 +135,15 @@ export const services = Layer.mergeAll(DirectoryLive, Forms.layer, Feeds.layer, 
 
 /** The routes of the gateway (and of the sandbox when it is on). */
 export const routes = (config: AppConfigShape) => {
-  const api = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
+  // The contract plus the server's URL, version and shared answers (http/OpenApiDocument.ts).
+  const documented = documentedApi(config.publicUrl)
+  const api = HttpApiBuilder.layer(documented, { openapiPath: "/openapi.json" }).pipe(
     Layer.provide([AuthHandlers, GeneralHandlers, FormsHandlers, FeedHandlers, OpsHandlers]),
     Layer.provide([AuthorizationLive, AuthRateLimitLive, SchemaErrorsLive])
   )
   return Layer.mergeAll(
     api,
-    DocsRoutes,
+    DocsRoutes(documented),
     AssetRoutes,
     SandboxMode.of(config).routes,
     MetricsRoute(config.metricsToken),

@@ -1,0 +1,112 @@
+/** The six feed-connector modules of the contract: one HttpApi group per module (part of http/Api.ts). */
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { BadRequest } from "../domain/Errors.ts"
+import { FeedModules, GameLookup, UserLookup } from "../domain/Feed.ts"
+import { FeedStatus } from "../domain/FeedStatus.ts"
+import { FeedId } from "../domain/Ids.ts"
+import type { FeedModuleName } from "../domain/Platform.ts"
+import { text } from "../domain/Text.ts"
+import { Success } from "../domain/Token.ts"
+import { moduleErrors, serverParams } from "./ApiParams.ts"
+import { bodyExample, feedExamples, webhookOptionsExample } from "./Examples.ts"
+import { Authorization } from "./Middleware.ts"
+
+// ---------------------------------------------------------------------------------------------
+// Feed connectors: one group per module
+// ---------------------------------------------------------------------------------------------
+
+const userIdLookup = (m: "photo" | "streaming" | "microblog" | "video") =>
+  HttpApiEndpoint.get("getUserId", "/getUserId/:userName", {
+    params: { ...serverParams, userName: text(1, 200) },
+    success: UserLookup,
+    error: moduleErrors
+  }).annotate(OpenApi.Summary, `Look up the external id of a ${m} ${m === "video" ? "channel" : "user"}`)
+
+const gameIdLookup = HttpApiEndpoint.get("getGameId", "/getGameId/:gameName", {
+  params: { ...serverParams, gameName: text(1, 200) },
+  success: GameLookup,
+  error: moduleErrors
+}).annotate(OpenApi.Summary, "Look up the id of a game by name")
+
+const feedEndpoints = <M extends FeedModuleName>(m: M) => {
+  const s = FeedModules[m]
+  const feedParams = { ...serverParams, feedId: FeedId }
+  return [
+    HttpApiEndpoint.get("list", "/feeds", { params: serverParams, success: s.feeds, error: moduleErrors })
+      .annotate(OpenApi.Summary, `The ${m} feeds of a server`),
+    HttpApiEndpoint.post("create", "/feeds", {
+      params: serverParams,
+      payload: s.create,
+      success: s.feed,
+      error: [BadRequest.wire, ...moduleErrors]
+    }).annotate(OpenApi.Summary, `Create a ${m} feed bound to a chat webhook`).annotate(
+      OpenApi.Transform,
+      bodyExample({ feed_identifier: feedExamples[m], webhook_channel: "1100000000000000001", webhook_options: webhookOptionsExample })
+    ),
+    HttpApiEndpoint.patch("update", "/feeds/:feedId", {
+      params: feedParams,
+      payload: s.update,
+      success: s.feed,
+      error: [BadRequest.wire, ...moduleErrors]
+    }).annotate(OpenApi.Summary, `Replace the webhook_options of a ${m} feed`)
+      .annotate(OpenApi.Transform, bodyExample({ webhook_options: webhookOptionsExample })),
+    HttpApiEndpoint.delete("delete", "/feeds/:feedId", { params: feedParams, success: Success, error: moduleErrors })
+      .annotate(OpenApi.Summary, `Delete a ${m} feed`),
+    HttpApiEndpoint.get("status", "/feeds/:feedId/status", { params: feedParams, success: FeedStatus, error: moduleErrors })
+      .annotateMerge(OpenApi.annotations({
+        summary: `The delivery status of a ${m} feed`,
+        description:
+          "`state` active, failing or disabled (with `reason`); the last and next poll of its source; the last message posted; items posted and skipped since creation. A feed never polled is active with nulls and zeros."
+      }))
+  ] as const
+}
+
+const feedDescription = (m: FeedModuleName) =>
+  `The ${m} feeds module: feeds that post new ${m} items to a chat webhook, with their delivery status.`
+
+// Each module's routes under `{modules}/<m>`; a feed body may not carry unknown keys.
+const feedParse = { errors: "all", onExcessProperty: "error" } as const
+
+export class PhotoGroup extends HttpApiGroup.make("photo")
+  .add(...feedEndpoints("photo"), userIdLookup("photo"))
+  .middleware(Authorization)
+  .prefix("/api/v1/bots/:appClientId/servers/:serverId/modules/photo")
+  .annotate(HttpApi.PayloadParseOptions, feedParse)
+  .annotate(OpenApi.Description, feedDescription("photo"))
+{}
+export class ForumGroup extends HttpApiGroup.make("forum")
+  .add(...feedEndpoints("forum"))
+  .middleware(Authorization)
+  .prefix("/api/v1/bots/:appClientId/servers/:serverId/modules/forum")
+  .annotate(HttpApi.PayloadParseOptions, feedParse)
+  .annotate(OpenApi.Description, feedDescription("forum"))
+{}
+export class RssGroup extends HttpApiGroup.make("rss")
+  .add(...feedEndpoints("rss"))
+  .middleware(Authorization)
+  .prefix("/api/v1/bots/:appClientId/servers/:serverId/modules/rss")
+  .annotate(HttpApi.PayloadParseOptions, feedParse)
+  .annotate(OpenApi.Description, feedDescription("rss"))
+{}
+export class StreamingGroup extends HttpApiGroup.make("streaming")
+  .add(...feedEndpoints("streaming"), userIdLookup("streaming"), gameIdLookup)
+  .middleware(Authorization)
+  .prefix("/api/v1/bots/:appClientId/servers/:serverId/modules/streaming")
+  .annotate(HttpApi.PayloadParseOptions, feedParse)
+  .annotate(OpenApi.Description, feedDescription("streaming"))
+{}
+export class MicroblogGroup extends HttpApiGroup.make("microblog")
+  .add(...feedEndpoints("microblog"), userIdLookup("microblog"))
+  .middleware(Authorization)
+  .prefix("/api/v1/bots/:appClientId/servers/:serverId/modules/microblog")
+  .annotate(HttpApi.PayloadParseOptions, feedParse)
+  .annotate(OpenApi.Description, feedDescription("microblog"))
+{}
+export class VideoGroup extends HttpApiGroup.make("video")
+  .add(...feedEndpoints("video"), userIdLookup("video"))
+  .middleware(Authorization)
+  .prefix("/api/v1/bots/:appClientId/servers/:serverId/modules/video")
+  .annotate(HttpApi.PayloadParseOptions, feedParse)
+  .annotate(OpenApi.Description, feedDescription("video"))
+{}
+
