@@ -1,0 +1,58 @@
+// Mutation testing (issue #19). Run it with `npm run mutation` (scripts/mutation.mjs), which tests
+// each file of `targets` on its own, with only the test files listed for it, and prints one score a file.
+// `npx stryker run` also works with this file: one run over the whole set, one report.
+
+// The sign-in and token tests (several files share the token service's code).
+const auth = ["Auth", "AuthHttp", "AtRest", "SandboxSignIn", "SignInEdges", "PlatformToken", "PlatformTokenHttp", "RefreshRace"]
+  .map((name) => `test/auth/${name}.test.ts`)
+
+/**
+ * The mutated files and the test files that exercise each one. Adding a file is one line.
+ * A key may be a glob (each match is its own run), or carry a line range: "file.ts:24-90", or
+ * "file.ts:A..B", from the exported declaration of A to the last exported declaration of B.
+ */
+export const targets = {
+  "src/services/Auth*.ts": auth,
+  "src/services/Pkce.ts": ["test/auth/Auth.test.ts", "test/auth/SignInEdges.test.ts"],
+  "src/domain/AccessToken.ts": ["test/auth/Auth.test.ts", "test/auth/SignInEdges.test.ts", "test/api/Envelope.test.ts"],
+  "src/services/RedirectAllowlist.ts": ["test/auth/RedirectAllowlist.test.ts", "test/auth/Auth.test.ts"],
+  "src/services/AuditQuery.ts": ["test/audit/AuditQuery.test.ts", "test/audit/AuditLogQuery.test.ts"],
+  "src/services/FormValidation.ts": ["test/forms/FormValidation.test.ts", "test/forms/FormsApi.test.ts"],
+  // Only the input schemas and their rules; the rest of Form.ts is output wire shapes.
+  "src/domain/Form.ts:StepType..FormInput": ["test/forms/FormValidation.test.ts", "test/forms/FormsApi.test.ts"],
+  "src/layers/discord/DiscordRateLimits.ts": ["DiscordChatPlatform", "DiscordGlobalBudget", "DiscordSandbox"].map((n) => `test/discord/${n}.test.ts`),
+  "src/services/Cipher.ts": ["test/crypto/Cipher.test.ts", "test/auth/Auth.test.ts", "test/auth/PlatformToken.test.ts"]
+  // "src/services/delivery/*.ts": ["test/delivery/…"],  (#14)
+}
+
+/** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */
+export default {
+  testRunner: "vitest",
+  plugins: ["@stryker-mutator/vitest-runner"],
+  // Runs only the test files of the mutated file; see there why not Stryker's `testFiles` option.
+  vitest: { configFile: "scripts/stryker/vitest.config.ts", related: false },
+  coverageAnalysis: "perTest",
+  // TypeScript 7 has no JS API: no typescript-checker, and a tsconfig name that does not exist keeps
+  // Stryker's sandbox step from loading `typescript` to rewrite tsconfig paths (ours needs no rewrite).
+  checkers: [],
+  tsconfigFile: "stryker-no-tsconfig.json",
+  // The shared machine has 2 cores; scripts/mutation.mjs may lower this with --concurrency.
+  concurrency: 2,
+  // A mutant run over its time-out counts as detected. The default 5 s on top of the dry run's time is
+  // far too little on a busy shared machine (a worker start loads Effect; some suites start PGlite):
+  // at 20 s half of one file's mutants "timed out" that kill normally. Real infinite loops are rare.
+  timeoutMS: 60_000,
+  timeoutFactor: 2,
+  tempDirName: ".stryker-tmp",
+  cleanTempDir: "always",
+  ignorePatterns: ["dist", "bench", "reports", ".data", "coverage", ".build-test", "*.cpuprofile"],
+  // (`npx stryker run` mutates named ranges as whole files; scripts/mutation.mjs resolves them.)
+  mutate: Object.keys(targets).map((key) => key.replace(/:\w+\.\.\w+$/, "")),
+  reporters: ["html", "json", "clear-text"],
+  htmlReporter: { fileName: "reports/mutation/all.html" },
+  jsonReporter: { fileName: "reports/mutation/all.json" },
+  logLevel: "warn",
+  // Static mutants (code run while a module loads: schemas, constants) are part of the score on purpose.
+  warnings: { slow: false },
+  fileLogLevel: "off"
+}
