@@ -24,27 +24,6 @@ export const userPII = (user: SeedUser, scopes: ReadonlySet<string>) => ({
   ...(scopes.has("email") ? { email: user.email, verified: true } : {})
 })
 
-export const botUser = (bot: SeedBot) => ({
-  id: bot.id,
-  username: bot.username,
-  avatar: bot.avatar,
-  discriminator: "0",
-  public_flags: 0,
-  flags: 0,
-  bot: true,
-  banner: null,
-  accent_color: null,
-  global_name: null,
-  avatar_decoration_data: null,
-  collectibles: null,
-  primary_guild: null,
-  mfa_enabled: false,
-  locale: "en-US",
-  premium_type: 0,
-  email: null,
-  verified: true
-})
-
 /** A public user object (UserResponse), as embedded in webhooks. */
 export const publicBotUser = (bot: SeedBot) => ({
   id: bot.id,
@@ -60,6 +39,16 @@ export const publicBotUser = (bot: SeedBot) => ({
   avatar_decoration_data: null,
   collectibles: null,
   primary_guild: null
+})
+
+/** The bot's own user object (GET /users/@me with a bot token). */
+export const botUser = (bot: SeedBot) => ({
+  ...publicBotUser(bot),
+  mfa_enabled: false,
+  locale: "en-US",
+  premium_type: 0,
+  email: null,
+  verified: true
 })
 
 export const myGuild = (guild: SeedGuild, callerId: string, permissions: bigint) => ({

@@ -221,7 +221,8 @@ const check = (c: Config.Success<typeof raw>, problems: Array<string>): AppConfi
   } else if (!sandbox) {
     invalid("TOKEN_ENCRYPTION_KEY", "required outside sandbox mode (one or more 32-byte base64 keys; see README)")
   }
-  if (!sandbox && (c.discordClientId === undefined || c.discordClientSecret === undefined)) {
+  // Both missing is already said above, with why the sandbox did not start.
+  if (!sandbox && !noCredentials && (c.discordClientId === undefined || c.discordClientSecret === undefined)) {
     invalid("DISCORD_CLIENT_SECRET", "required with DISCORD_CLIENT_ID outside sandbox mode")
   }
   const { tokenKey: _k, ...rest } = c

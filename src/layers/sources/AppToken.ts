@@ -2,9 +2,9 @@
  * An app access token (OAuth client credentials) kept until shortly before it expires; one fetch at
  * a time, and `withToken` fetches a fresh one once when the upstream answers 401 with a cached one.
  */
-import { Clock, Effect, Option, Ref, Semaphore } from "effect"
+import { Clock, Effect, Option, Ref, Schema, Semaphore } from "effect"
 import type { RequestTimeout, ServiceUnavailable } from "../../domain/Errors.ts"
-import type { Answer } from "./Upstream.ts"
+import { type Answer, decode, unavailable, type Upstream } from "./Upstream.ts"
 
 export interface Token {
   readonly accessToken: string
@@ -46,3 +46,11 @@ export const makeAppToken = (fetch: Effect.Effect<Token, Failure>) =>
 
     return { withToken }
   })
+
+const TokenBody = Schema.Struct({ access_token: Schema.String, expires_in: Schema.Number })
+
+/** An OAuth client-credentials answer (Reddit, Twitch): the token, or the source refusing to issue one. */
+export const readAppToken = (u: Upstream, a: Answer) =>
+  a.status === 200
+    ? decode(u, TokenBody)(a.body).pipe(Effect.map((t): Token => ({ accessToken: t.access_token, expiresInSeconds: t.expires_in })))
+    : Effect.fail(unavailable(u, `refused to issue an app token (${a.status})`))

@@ -10,7 +10,7 @@ import { Effect, Redacted, Schema } from "effect"
 import { HttpClientRequest } from "effect/http"
 import { NotFound } from "../../domain/Errors.ts"
 import type { ForumInfo } from "../../services/ExternalSources.ts"
-import { makeAppToken } from "./AppToken.ts"
+import { makeAppToken, readAppToken } from "./AppToken.ts"
 import { decode, type Failure, get, join, refuseUnauthorized, send, sendRaw, unavailable, type Upstream } from "./Upstream.ts"
 
 export interface ForumOptions {
@@ -24,7 +24,6 @@ export interface ForumOptions {
   readonly userAgent?: string | undefined
 }
 
-const TokenBody = Schema.Struct({ access_token: Schema.String, expires_in: Schema.Number })
 const About = Schema.Struct({
   kind: Schema.String,
   data: Schema.optionalKey(Schema.Struct({ display_name: Schema.optionalKey(Schema.String) }))
@@ -46,14 +45,7 @@ export const makeForum = (u: Upstream, options: ForumOptions) =>
           HttpClientRequest.basicAuth(options.clientId, options.clientSecret),
           HttpClientRequest.bodyUrlParams({ grant_type: "client_credentials" })
         )
-      ).pipe(
-        Effect.flatMap((a) =>
-          a.status === 200
-            ? decode(u, TokenBody)(a.body)
-            : Effect.fail(unavailable(u, `refused to issue an app token (${a.status})`))
-        ),
-        Effect.map((t) => ({ accessToken: t.access_token, expiresInSeconds: t.expires_in }))
-      )
+      ).pipe(Effect.flatMap((a) => readAppToken(u, a)))
     )
 
     const call = (path: string) =>

@@ -7,7 +7,7 @@ import { Effect, Redacted, Schema } from "effect"
 import { HttpClientRequest } from "effect/http"
 import { NotFound } from "../../domain/Errors.ts"
 import type { ExternalGame, ExternalUser } from "../../services/ExternalSources.ts"
-import { makeAppToken } from "./AppToken.ts"
+import { makeAppToken, readAppToken } from "./AppToken.ts"
 import { decode, type Failure, get, join, refuseUnauthorized, send, sendRaw, unavailable, type Upstream } from "./Upstream.ts"
 
 export interface StreamingOptions {
@@ -19,7 +19,6 @@ export interface StreamingOptions {
   readonly authUrl?: string | undefined
 }
 
-const TokenBody = Schema.Struct({ access_token: Schema.String, expires_in: Schema.Number })
 const Users = Schema.Struct({
   data: Schema.Array(Schema.Struct({ id: Schema.String, login: Schema.String, display_name: Schema.String }))
 })
@@ -43,14 +42,7 @@ export const makeStreaming = (u: Upstream, options: StreamingOptions) =>
             grant_type: "client_credentials"
           })
         )
-      ).pipe(
-        Effect.flatMap((a) =>
-          a.status === 200
-            ? decode(u, TokenBody)(a.body)
-            : Effect.fail(unavailable(u, `refused to issue an app token (${a.status})`))
-        ),
-        Effect.map((t) => ({ accessToken: t.access_token, expiresInSeconds: t.expires_in }))
-      )
+      ).pipe(Effect.flatMap((a) => readAppToken(u, a)))
     )
 
     const helix = (path: string, params: ReadonlyArray<readonly [string, string]>) =>

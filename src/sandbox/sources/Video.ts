@@ -166,12 +166,7 @@ const playlistItems = Effect.gen(function*() {
   const items = videos.slice(0, max).map((v, position) =>
     resource("youtube#playlistItem", Buffer.from(`${playlistId}.${v.id}`).toString("base64url"), c.parts, {
       snippet: {
-        publishedAt: iso(v.publishedAt),
-        channelId: channel.id,
-        title: v.title,
-        description: v.description,
-        thumbnails: videoThumbnails(v.id),
-        channelTitle: channel.title,
+        ...videoSnippet(v, channel),
         playlistId,
         position,
         resourceId: { kind: "youtube#video", videoId: v.id },
@@ -183,6 +178,19 @@ const playlistItems = Effect.gen(function*() {
     })
   )
   return yield* list("youtube#playlistItemListResponse", items, max, videos.length)
+})
+
+/** The snippet fields a playlist item and a video share. */
+const videoSnippet = (
+  v: Video,
+  channel: { readonly id: string; readonly title: string }
+) => ({
+  publishedAt: iso(v.publishedAt),
+  channelId: channel.id,
+  title: v.title,
+  description: v.description,
+  thumbnails: videoThumbnails(v.id),
+  channelTitle: channel.title
 })
 
 const videos = Effect.gen(function*() {
@@ -200,12 +208,7 @@ const videos = Effect.gen(function*() {
       if (v === undefined) continue
       return [resource("youtube#video", v.id, c.parts, {
         snippet: {
-          publishedAt: iso(v.publishedAt),
-          channelId: channel.id,
-          title: v.title,
-          description: v.description,
-          thumbnails: videoThumbnails(v.id),
-          channelTitle: channel.title,
+          ...videoSnippet(v, channel),
           ...(v.tags.length === 0 ? {} : { tags: v.tags }),
           categoryId: "22",
           liveBroadcastContent: "none",
