@@ -3,26 +3,35 @@
 // `npx stryker run` also works with this file: one run over the whole set, one report.
 
 // The sign-in and token tests (several files share the token service's code).
-const auth = ["Auth", "AuthHttp", "AtRest", "SandboxSignIn", "SignInEdges", "PlatformToken", "PlatformTokenHttp", "RefreshRace"]
+const auth = ["Auth", "AuthHttp", "AtRest", "SandboxSignIn", "SignInEdges", "PlatformToken", "PlatformTokenHttp", "RefreshRace", "AuthFamilyMutation", "AuthTokensMutation"]
   .map((name) => `test/auth/${name}.test.ts`)
 
 /**
  * The mutated files and the test files that exercise each one. Adding a file is one line.
  * A key may be a glob (each match is its own run), or carry a line range: "file.ts:24-90", or
- * "file.ts:A..B", from the exported declaration of A to the last exported declaration of B.
+ * "file.ts:A..B", from the exported declaration of A to the end of the last exported declaration of B.
  */
 export const targets = {
   "src/services/Auth*.ts": auth,
+  // The token policy (a refresh token presented again: raced or reused) is TokenStore.fromStorage.
+  "src/services/TokenStore.ts:TokenStorage..TokenStore": ["test/auth/TokenPolicyMutation.test.ts", "test/contracts/TokenStore.test.ts", "test/auth/RefreshRace.test.ts"],
   "src/services/Pkce.ts": ["test/auth/Auth.test.ts", "test/auth/SignInEdges.test.ts"],
   "src/domain/AccessToken.ts": ["test/auth/Auth.test.ts", "test/auth/SignInEdges.test.ts", "test/api/Envelope.test.ts"],
   "src/services/RedirectAllowlist.ts": ["test/auth/RedirectAllowlist.test.ts", "test/auth/Auth.test.ts"],
-  "src/services/AuditQuery.ts": ["test/audit/AuditQuery.test.ts", "test/audit/AuditLogQuery.test.ts"],
-  "src/services/FormValidation.ts": ["test/forms/FormValidation.test.ts", "test/forms/FormsApi.test.ts"],
+  "src/services/AuditQuery.ts": ["test/audit/AuditQuery.test.ts", "test/contracts/AuditLog.test.ts"],
+  "src/services/FormValidation.ts": ["test/forms/FormValidation.test.ts", "test/forms/FormValidationEdges.test.ts", "test/forms/FormsApi.test.ts"],
   // Only the input schemas and their rules; the rest of Form.ts is output wire shapes.
-  "src/domain/Form.ts:StepType..FormInput": ["test/forms/FormValidation.test.ts", "test/forms/FormsApi.test.ts"],
-  "src/layers/discord/DiscordRateLimits.ts": ["DiscordChatPlatform", "DiscordGlobalBudget", "DiscordSandbox"].map((n) => `test/discord/${n}.test.ts`),
-  "src/services/Cipher.ts": ["test/crypto/Cipher.test.ts", "test/auth/Auth.test.ts", "test/auth/PlatformToken.test.ts"]
-  // "src/services/delivery/*.ts": ["test/delivery/…"],  (#14)
+  "src/domain/Form.ts:StepType..FormInput": ["test/forms/FormValidation.test.ts", "test/forms/FormValidationEdges.test.ts", "test/forms/FormsApi.test.ts"],
+  // (DiscordGlobalBudget.test.ts is left out for time: RateLimitBehaviour pins the budget's arithmetic.)
+  "src/layers/discord/DiscordRateLimits.ts": ["RateLimitBehaviour", "DiscordChatPlatform", "DiscordSandbox"].map((n) => `test/discord/${n}.test.ts`),
+  "src/services/Cipher.ts": ["test/crypto/Cipher.test.ts", "test/auth/Auth.test.ts", "test/auth/PlatformToken.test.ts"],
+  // Delivery (#14): what is posted (filters, renderer), whether it was already (dedup: Select's
+  // "already posted" and the item id), and the posting itself.
+  "src/services/delivery/Filters.ts": ["test/delivery/Filters.test.ts", "test/delivery/Select.test.ts"],
+  "src/services/delivery/Render.ts": ["test/delivery/Render.test.ts", "test/delivery/Timestamp.test.ts", "test/delivery/Select.test.ts"],
+  "src/services/delivery/Select.ts": ["test/delivery/Select.test.ts"],
+  "src/services/delivery/Item.ts": ["test/delivery/Select.test.ts", "test/delivery/Render.test.ts", "test/delivery/Filters.test.ts"],
+  "src/services/DeliveryPost.ts": ["test/delivery/DeliveryEngine.test.ts", "test/delivery/WebhookRefusals.test.ts"]
 }
 
 /** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */

@@ -23,6 +23,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // SQL suites share one PostgreSQL database per run; files use their own ids, so they may run in parallel.
-    fileParallelism: true
+    fileParallelism: true,
+    // vitest's default is one worker fewer than the cores: a single worker on a 2-core CI machine, where
+    // most files wait on sockets, processes and timers rather than the CPU. TEST_WORKERS overrides.
+    maxWorkers: Number(process.env.TEST_WORKERS ?? 2)
   }
 })

@@ -13,6 +13,7 @@ import { cpus, tmpdir, totalmem } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
+import { deliveryLines, runDelivery } from "./delivery-run.mjs"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const quick = process.argv.includes("--quick")
@@ -527,8 +528,21 @@ const main = async () => {
   if (databaseUrl) await dropDatabase()
   rmSync(workDir, { recursive: true, force: true })
 
+  // S8–S10, feed delivery (bench/delivery.mjs): its own API, workers and database, once the gateway
+  // above has stopped. Needs PostgreSQL (the processes share it).
+  let delivery
+  if (!databaseUrl) log("WARNING: no PostgreSQL: S8–S10 skipped")
+  else if (only === undefined || only.some((n) => ["S8", "S9", "S10"].includes(n))) {
+    delivery = await runDelivery(quick).catch((e) => ({ failures: [`S8–S10: ${e.message}`] }))
+    if (delivery.S10 !== undefined) {
+      out.delivery = delivery
+      writeFileSync(join(root, "bench/results", quick ? "quick.json" : "latest.json"), JSON.stringify(out, null, 2) + "\n")
+      process.stdout.write(`${deliveryLines(delivery).join("\n")}\n\n`)
+    }
+  }
+
   // Quick mode (CI) asserts that every scenario ran, not how fast.
-  const failures = []
+  const failures = [...(delivery?.failures ?? [])]
   for (const s of scenarios.slice(0, 5)) {
     if (!(s.rps > 0) && (only === undefined || only.includes(s.name))) failures.push(`${s.name} measured no requests`)
     // A scenario answered with errors measures the error path, not the scenario.

@@ -64,3 +64,7 @@ if (current()) {
   const files = Object.keys(result.metafile.inputs).filter((f) => existsSync(resolve(ROOT, f)))
   writeFileSync(record, JSON.stringify({ version: pkg.version, startedAt, files }))
 }
+
+// The control panel's browser bundle (src/panel → <outdir>/panel), skipped when current.
+const { buildPanel } = await import("./build-panel.mjs")
+await buildPanel({ outdir: join(outdir, "panel") })

@@ -1,4 +1,4 @@
-// `npm run mutation [-- <file>…] [--concurrency N]`: Stryker over the files of stryker.config.mjs,
+// `npm run mutation [-- <file>…] [--concurrency N] [--incremental]`: Stryker over the files of stryker.config.mjs,
 // one run a file with only that file's test files; one score line a file, then the minimum.
 // Reports, and each file's surviving mutants, go to reports/mutation/ (git-ignored).
 const [major] = process.versions.node.split(".").map(Number)
@@ -22,8 +22,12 @@ const fail = (message) => {
 const args = process.argv.slice(2)
 const wanted = []
 let concurrency = base.concurrency
+// --incremental: reuse the last run's results of this file for mutants and tests that did not change
+// (reports/mutation/<name>.incremental.json); a re-run after killing a few survivors takes minutes.
+let incremental = false
 for (let i = 0; i < args.length; i++) {
-  if (args[i] === "--concurrency") concurrency = Number(args[++i])
+  if (args[i] === "--incremental") incremental = true
+  else if (args[i] === "--concurrency") concurrency = Number(args[++i])
   else if (args[i].startsWith("--concurrency=")) concurrency = Number(args[i].slice("--concurrency=".length))
   else wanted.push(path.relative(root, path.resolve(args[i])).replaceAll("\\", "/"))
 }
@@ -45,8 +49,17 @@ for (const [key, testFiles] of Object.entries(targets)) {
     if (names) {
       const source = fs.readFileSync(file, "utf8").split("\n")
       const from = declared(source, names[1])[0]
-      const to = declared(source, names[2]).at(-1)
-      if (from === undefined || to === undefined || to < from) fail(`${key}: no exported ${names[1]} before ${names[2]} in ${file}`)
+      const last = declared(source, names[2]).at(-1)
+      if (from === undefined || last === undefined || last < from) fail(`${key}: no exported ${names[1]} before ${names[2]} in ${file}`)
+      // To the end of B's declaration: the line before the next top-level statement or comment.
+      let to = source.length
+      for (let i = last; i < source.length; i++) {
+        if (/^(export |import |const |let |function |class |type |interface |\/\*\*|\/\/)/.test(source[i])) {
+          to = i
+          break
+        }
+      }
+      while (to > last && source[to - 1].trim() === "") to--
       lines = `:${from}-${to}`
     }
     runs.push({ file, key: file + range, spec: file + lines, testFiles })
@@ -88,6 +101,8 @@ for (const run of selected) {
     results = await new Stryker({
       ...base,
       concurrency,
+      incremental,
+      incrementalFile: `reports/mutation/${run.name}.incremental.json`,
       mutate: [run.spec],
       reporters: process.stdout.isTTY ? ["html", "json", "progress"] : ["html", "json"],
       htmlReporter: { fileName: `reports/mutation/${run.name}.html` },

@@ -16,25 +16,43 @@ export const FilterMode = Schema.Literals(["AND", "OR"])
 export const Nsfw = Schema.Literals(["censor", "skip", "only"])
 const Words = Schema.Array(text(1, 100)).check(Schema.isBetweenLength(1, 50))
 
+/**
+ * decisions.md "Feeds": a list option with a repeated element → 400 at the repeat (compared trimmed,
+ * in any case). A check of the request's schema, so a body with other problems too gets them all in
+ * one 400; stored options are read without it (a feed stored before the rule still reads back).
+ */
+const noRepeats = <T extends string>() =>
+  Schema.makeFilter<ReadonlyArray<T>>((values) => {
+    const seen = new Map<string, number>()
+    const issues: Array<Schema.FilterIssue> = []
+    values.forEach((value, i) => {
+      const key = value.trim().toLowerCase()
+      const first = seen.get(key)
+      if (first === undefined) seen.set(key, i)
+      else issues.push({ path: [i], issue: `${JSON.stringify(value)} is repeated (already at [${first}]); list each value once.` })
+    })
+    return issues
+  }, { description: "each value once (compared trimmed, in any case)" })
+
 export const EVENT_TYPES = { photo: ["post"], streaming: ["live", "offline"], video: ["added", "updated"] } as const
 
 /** Every option: its schema and its default. */
 const option = {
   filter_mode: { schema: FilterMode, default: "OR" as const },
   nsfw: { schema: nullable(Nsfw), default: null },
-  filter_words: { schema: nullable(Words), default: null },
+  filter_words: { schema: nullable(Words), request: nullable(Words.check(noRepeats())), default: null },
   filter_excl: { schema: Schema.Boolean, default: false },
-  filter_flair: { schema: nullable(Words), default: null },
-  filter_game: { schema: nullable(Words), default: null },
+  filter_flair: { schema: nullable(Words), request: nullable(Words.check(noRepeats())), default: null },
+  filter_game: { schema: nullable(Words), request: nullable(Words.check(noRepeats())), default: null },
   custom_header: { schema: nullable(maxLen(1024)), default: null },
   "webhook-name": { schema: nullable(maxLen(32)), default: null },
   "no-username-overwrite": { schema: Schema.Boolean, default: false },
   "no-avatar-overwrite": { schema: Schema.Boolean, default: false }
 }
-const events = <const L extends ReadonlyArray<string>>(values: L) => ({
-  schema: nullable(Schema.Array(Schema.Literals(values)).check(Schema.isBetweenLength(1, values.length))),
-  default: null
-})
+const events = <const L extends ReadonlyArray<string>>(values: L) => {
+  const list = Schema.Array(Schema.Literals(values)).check(Schema.isBetweenLength(1, values.length))
+  return { schema: nullable(list), request: nullable(list.check(noRepeats())), default: null }
+}
 
 const common = {
   custom_header: option.custom_header,
@@ -67,9 +85,12 @@ type OutputFields<M extends FeedModuleName> = {
   readonly [K in keyof Spec[M]]: Spec[M][K] extends { schema: infer S extends Schema.Top } ? S : never
 }
 
-const inputOptions = <M extends FeedModuleName>(m: M) =>
+/** Any subset of the options; a request's (`request`) also refuses a list with a repeated element. */
+const inputOptions = <M extends FeedModuleName>(m: M, request = false) =>
   Schema.Struct(
-    Object.fromEntries(Object.entries(MODULE_OPTIONS[m]).map(([k, v]) => [k, Schema.optionalKey(v.schema)])) as InputFields<M>
+    Object.fromEntries(
+      Object.entries(MODULE_OPTIONS[m]).map(([k, v]) => [k, Schema.optionalKey(request && "request" in v ? v.request : v.schema)])
+    ) as InputFields<M>
   ).annotate({ identifier: `${m}_webhook_options_input` })
 const outputOptions = <M extends FeedModuleName>(m: M) =>
   Schema.Struct(
@@ -144,7 +165,7 @@ const immutable = Schema.optionalKey(
 )
 const updateSchema = <M extends FeedModuleName>(m: M) =>
   Schema.Struct({
-    webhook_options: inputOptions(m),
+    webhook_options: inputOptions(m, true),
     feed_identifier: immutable,
     webhook_channel: immutable,
     webhook_url: immutable
@@ -162,7 +183,7 @@ const module = <M extends FeedModuleName, D extends Schema.Top | undefined>(m: M
     optionsInput,
     feed,
     feeds: Schema.Struct({ feeds: Schema.Array(feed) }),
-    create: createSchema(m, optionsInput),
+    create: createSchema(m, inputOptions(m, true)),
     // Its own instance, as before: the OpenAPI document names it `<m>_webhook_options_input_1`.
     update: updateSchema(m)
   }

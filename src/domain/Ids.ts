@@ -55,13 +55,15 @@ export const isStorableFormId = (id: number): boolean => Number.isSafeInteger(id
 
 /** The largest feed id (`bigserial`, PostgreSQL's int8). */
 const INT8_MAX = "9223372036854775807"
-const withinInt8 = (s: string) => s.length < INT8_MAX.length || (s.length === INT8_MAX.length && s <= INT8_MAX)
 
 /**
- * A feed id is the decimal string of a positive integer (int8). As `:feedId` it is canonical;
- * a canonical id beyond int8 is refused here (400) rather than sent to the database.
+ * `:feedId` (and a feed's `id`): the decimal string of a positive integer, canonical in a path. Any
+ * length passes here: a canonical id beyond int8 names no feed, and the feeds service answers 404
+ * for it without asking the database (`isStorableFeedId`), like any other id that names nothing.
  */
-export const FeedId = canonical("a feed id").check(
-  Schema.makeFilter(withinInt8, { message: `expected a feed id: a positive decimal integer up to ${INT8_MAX}` })
-).pipe(Schema.brand("FeedId"))
+export const FeedId = canonical("a feed id").pipe(Schema.brand("FeedId"))
 export type FeedId = typeof FeedId.Type
+
+/** Whether a canonical feed id can name a stored feed (feed ids are int8): else it is a 404, not a query. */
+export const isStorableFeedId = (id: string): boolean =>
+  CANONICAL_ID.test(id) && (id.length < INT8_MAX.length || (id.length === INT8_MAX.length && id <= INT8_MAX))

@@ -4,37 +4,11 @@
  * URLs, cached for a year (`immutable`). Every answer is pre-compressed once (brotli, gzip) and
  * chosen by Accept-Encoding. Everything is built on the first request, not at start-up.
  */
-import { createHash } from "node:crypto"
-import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib"
 import { Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApi, HttpApiGroup, HttpApiScalar, OpenApi } from "effect/http-api"
-
-interface Asset {
-  readonly contentType: string
-  readonly etag: string
-  readonly cacheControl: string
-  readonly identity: Uint8Array
-  readonly gzip: Uint8Array
-  readonly br: Uint8Array
-}
-
-const hashOf = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("base64url").slice(0, 16)
-
-const asset = (body: string, contentType: string, cacheControl: string): Asset => {
-  const identity = Buffer.from(body, "utf8")
-  return {
-    contentType,
-    etag: `"${hashOf(identity)}"`,
-    cacheControl,
-    identity,
-    gzip: gzipSync(identity, { level: 9 }),
-    // Quality 9: within a few per cent of 11 at a fraction of the time (the script is ~3 MB).
-    br: brotliCompressSync(identity, {
-      params: { [zlib.BROTLI_PARAM_QUALITY]: 9, [zlib.BROTLI_PARAM_SIZE_HINT]: identity.length }
-    })
-  }
-}
+import type { Asset } from "./StaticAsset.ts"
+import { asset, IMMUTABLE, respond } from "./StaticAsset.ts"
 
 /** The Scalar bundle that effect ships (HttpApiScalar.layer inlines it in its page): taken from that page. */
 const scalarScript = Effect.gen(function*() {
@@ -49,7 +23,6 @@ const scalarScript = Effect.gen(function*() {
   return html.slice(start + "<script>".length, end)
 }).pipe(Effect.scoped)
 
-const IMMUTABLE = "public, max-age=31536000, immutable"
 const escapeJson = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u003c")
 const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/"/g, "&quot;")
 
@@ -90,20 +63,6 @@ const build = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: H
     )
     return new Map<string, Asset>([["/docs", page], [scriptPath, script], [documentPath, document]])
   })
-
-const respond = (a: Asset, request: HttpServerRequest.HttpServerRequest) => {
-  const headers = { "cache-control": a.cacheControl, etag: a.etag, vary: "accept-encoding" }
-  if (request.headers["if-none-match"]?.split(/\s*,\s*/).includes(a.etag)) {
-    return HttpServerResponse.empty({ status: 304, headers })
-  }
-  const accepted = (request.headers["accept-encoding"] ?? "").toLowerCase()
-  const accepts = (coding: string) => new RegExp(`(^|[\\s,])${coding}(?![^,]*;\\s*q=0(\\.0*)?\\s*(,|$))`).test(accepted)
-  const [body, encoding] = accepts("br") ? [a.br, "br"] : accepts("gzip") ? [a.gzip, "gzip"] : [a.identity, undefined]
-  return HttpServerResponse.uint8Array(body, {
-    contentType: a.contentType,
-    headers: encoding === undefined ? headers : { ...headers, "content-encoding": encoding }
-  })
-}
 
 /** GET /docs and its assets, for the document of `api` (http/OpenApiDocument.ts `documentedApi`). */
 export const DocsRoutes = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>) =>

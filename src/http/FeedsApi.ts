@@ -1,7 +1,8 @@
 /** The six feed-connector modules of the contract: one HttpApi group per module (part of http/Api.ts). */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { BadRequest } from "../domain/Errors.ts"
+import { BadRequest, TooManyRequests } from "../domain/Errors.ts"
 import { FeedModules, GameLookup, UserLookup } from "../domain/Feed.ts"
+import { DeliveryLogPage, DeliveryLogQuery, FeedPreview, TestMessageResult } from "../domain/FeedInsight.ts"
 import { FeedStatus } from "../domain/FeedStatus.ts"
 import { FeedId } from "../domain/Ids.ts"
 import type { FeedModuleName } from "../domain/Platform.ts"
@@ -27,6 +28,44 @@ const gameIdLookup = HttpApiEndpoint.get("getGameId", "/getGameId/:gameName", {
   success: GameLookup,
   error: moduleErrors
 }).annotate(OpenApi.Summary, "Look up the id of a game by name")
+
+/** delivery.md §8: why items are (not) posted, a test message, a poll now, the delivery log. None changes the feed. */
+const insightEndpoints = (m: FeedModuleName, feedParams: typeof serverParams & { readonly feedId: typeof FeedId }) =>
+  [
+    HttpApiEndpoint.get("preview", "/feeds/:feedId/preview", { params: feedParams, success: FeedPreview, error: moduleErrors })
+      .annotateMerge(OpenApi.annotations({
+        summary: `Preview a ${m} feed: what it would post now, and why`,
+        description:
+          "The source's newest items (at most 10), fetched now, newest first, each judged by the worker's own rules: `verdict` post or skip, `reasons` every rule that decided, `message` exactly what the webhook would get. Nothing is posted or stored."
+      })),
+    HttpApiEndpoint.post("test", "/feeds/:feedId/test", {
+      params: feedParams,
+      success: TestMessageResult,
+      error: [BadRequest.wire, TooManyRequests.wire, ...moduleErrors]
+    }).annotateMerge(OpenApi.annotations({
+      summary: `Send a test message of a ${m} feed`,
+      description:
+        "Posts the source's newest item now, rendered as usual, ignoring filters and what was posted before. At most one per feed per 10 s (429 with `Retry-After`). Audited (`PUSH`). 400 when the source has no item or the webhook refuses."
+    })),
+    HttpApiEndpoint.post("refresh", "/feeds/:feedId/refresh", {
+      params: feedParams,
+      success: Success,
+      error: [TooManyRequests.wire, ...moduleErrors]
+    }).annotateMerge(OpenApi.annotations({
+      summary: `Poll the source of a ${m} feed now`,
+      description: "Polls the feed's source now instead of at its slot. At most once per source per 60 s (429 with `Retry-After`)."
+    })),
+    HttpApiEndpoint.get("deliveries", "/feeds/:feedId/deliveries", {
+      params: feedParams,
+      query: DeliveryLogQuery,
+      success: DeliveryLogPage,
+      error: [BadRequest.wire, ...moduleErrors]
+    }).annotateMerge(OpenApi.annotations({
+      summary: `The delivery log of a ${m} feed`,
+      description:
+        "Every item sent, failed or skipped, with its reason and message id, newest first, kept 30 days. `page_size` 1–100 (default 10), `page` ≥ 1 (default 1); a page above `page_max` is empty."
+    }))
+  ] as const
 
 const feedEndpoints = <M extends FeedModuleName>(m: M) => {
   const s = FeedModules[m]
@@ -57,7 +96,8 @@ const feedEndpoints = <M extends FeedModuleName>(m: M) => {
         summary: `The delivery status of a ${m} feed`,
         description:
           "`state` active, failing or disabled (with `reason`); the last and next poll of its source; the last message posted; items posted and skipped since creation. A feed never polled is active with nulls and zeros."
-      }))
+      })),
+    ...insightEndpoints(m, feedParams)
   ] as const
 }
 

@@ -7,6 +7,7 @@ import { Effect, Layer, Redacted } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { PrometheusMetrics } from "effect/observability"
 import { timingSafeEqual } from "node:crypto"
+import { runSamplers } from "../services/Metrics.ts"
 
 const sameSecret = (given: string, expected: string) => {
   const a = Buffer.from(given)
@@ -15,7 +16,7 @@ const sameSecret = (given: string, expected: string) => {
 }
 
 /** The route, or nothing when no token is configured (then /metrics is 404 like any unknown path). */
-export const MetricsRoute = (token: Redacted.Redacted<string> | undefined, refresh: Effect.Effect<void> = Effect.void) =>
+export const MetricsRoute = (token: Redacted.Redacted<string> | undefined, refresh: Effect.Effect<void> = runSamplers) =>
   token === undefined ? Layer.empty : HttpRouter.add("GET", "/metrics", Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const given = /^Bearer\s+(.+)$/i.exec(request.headers["authorization"] ?? "")?.[1]?.trim() ?? ""
@@ -25,7 +26,7 @@ export const MetricsRoute = (token: Redacted.Redacted<string> | undefined, refre
         { status: 401 }
       )
     }
-    // Gauges read at scrape time (the job engine's queues) are brought up to date first.
+    // Gauges read at scrape time (the job engine's queues, the database's connections) are brought up to date first.
     yield* refresh
     const body = yield* PrometheusMetrics.format()
     return HttpServerResponse.text(body, { contentType: "text/plain; version=0.0.4; charset=utf-8", headers: { "cache-control": "no-store" } })

@@ -6,12 +6,13 @@
  * The outage is logged once when it starts and once when it ends (services/DependencyHealth.ts),
  * not once per request.
  */
-import { Duration, Effect } from "effect"
+import { Duration, Effect, Metric } from "effect"
 import { HttpEffect, HttpServerResponse } from "effect/http"
 import type { HttpServerRequest } from "effect/http"
 import { RateLimiter } from "effect/persistence"
 import { TooManyRequests } from "../domain/Errors.ts"
 import { dependencyFailed, dependencySucceeded } from "../services/DependencyHealth.ts"
+import { rateLimitRejections } from "../services/Metrics.ts"
 
 /** The dependency name of the counter store in outage lines (the memory store never fails). */
 export const RATE_LIMIT_STORE = "redis"
@@ -52,6 +53,7 @@ const admitted = (policy: Policy, r: RateLimiter.ConsumeResult) =>
 const refused = (policy: Policy, reason: RateLimiter.RateLimitExceeded) => {
   const retryAfter = Math.max(1, Math.ceil(Duration.toSeconds(reason.retryAfter)))
   return setHeaders(policy, 0, retryAfter, retryAfter).pipe(
+    Effect.andThen(Metric.update(Metric.withAttributes(rateLimitRejections, { limit: policy.name }), 1)),
     Effect.andThen(
       Effect.fail(
         TooManyRequests.of(

@@ -5,7 +5,6 @@
  * the workers, `api` the API only (it still sends jobs), `worker` the workers and the probes only.
  * Tests swap the capabilities (test/utils/TestApp.ts); everything above them is the same code.
  */
-import { NodeRedis } from "@effect/platform-node"
 import { Effect, Layer, References } from "effect"
 import { FetchHttpClient, HttpMiddleware, HttpRouter } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
@@ -21,9 +20,11 @@ import { FormsHandlers } from "../http/handlers/Forms.ts"
 import { GeneralHandlers } from "../http/handlers/General.ts"
 import { OpsHandlers } from "../http/handlers/Ops.ts"
 import { AssetRoutes, DocsRoutes, serve } from "../http/Server.ts"
+import { PanelRoutes } from "../http/PanelPage.ts"
 import { documentedApi } from "../http/OpenApiDocument.ts"
 import { MetricsRoute } from "../http/Metrics.ts"
 import { Tracing } from "./observability/Tracing.ts"
+import { DatabaseMetrics } from "./observability/DatabaseMetrics.ts"
 import { SandboxMode } from "../sandbox/SandboxMode.ts"
 import { AuditLogSql } from "./sql/AuditLogSql.ts"
 import { BotsSql } from "./sql/BotsSql.ts"
@@ -34,6 +35,11 @@ import { Cipher } from "../services/Cipher.ts"
 import type { Keyring } from "../services/Cipher.ts"
 import { DirectoryLive } from "../services/DirectoryLive.ts"
 import { FeedDeliveryLive } from "../services/FeedDeliveryLive.ts"
+import { FeedInsightLive } from "../services/FeedInsightLive.ts"
+import { FeedInsightStoreSql } from "./sql/FeedInsightStoreSql.ts"
+import { DisableNotices } from "../services/DisableNotices.ts"
+import { DisableNoticesSql } from "./sql/DisableNoticesSql.ts"
+import { DisableNoticesWorker, noticeSweepEvery } from "./jobs/DisableNoticesWorker.ts"
 import { Feeds } from "../services/Feeds.ts"
 import { FeedsRepoSql } from "./sql/FeedsRepoSql.ts"
 import { Forms } from "../services/Forms.ts"
@@ -41,6 +47,7 @@ import { FormsRepoSql } from "./sql/FormsRepoSql.ts"
 import { PlatformSession } from "../services/PlatformSession.ts"
 import { ReadinessSql } from "./sql/ReadinessSql.ts"
 import { TokenStoreCached } from "./cache/TokenStoreCached.ts"
+import { RedisClientLive } from "./cache/RedisClient.ts"
 import { TokenStoreSql } from "./sql/TokenStoreSql.ts"
 import { AppConfig } from "./config/AppConfig.ts"
 import type { AppConfigShape } from "./config/AppConfig.ts"
@@ -51,6 +58,7 @@ import { ReadinessWithJobs } from "./jobs/ReadinessJobs.ts"
 import { SourcePollerHttp } from "./sources/poll/SourcePollerHttp.ts"
 import { DeliveryLive, DeliveryWorkerLive } from "./jobs/DeliveryJobs.ts"
 import { DatabaseLive } from "./sql/Database.ts"
+import { pushLayers, PushRoutes, PushWorker } from "./push/PushLive.ts"
 import { ChatPlatformDiscord } from "./discord/ChatPlatformDiscord.ts"
 
 // Every module request needs the signed-in user (the audit actor): one GET /users/@me per user per
@@ -73,8 +81,9 @@ const counters = (config: AppConfigShape) =>
     }
     : (() => {
       const store = RateLimiter.layerStoreRedis({ prefix: `${config.redisKeyPrefix}ratelimit:` }).pipe(
-        // Fail fast rather than queue while Redis is away: the limiter then admits (see http/RateLimit.ts).
-        Layer.provide(NodeRedis.layer({ url: config.redisUrl, disableOfflineQueue: true, commandOptions: { timeout: 500 } }))
+        // Fails fast while Redis is away (the limiter then counts in memory, http/RateLimit.ts), reconnects
+        // however the connection ended, and its own error lines count towards one outage (cache/RedisClient.ts).
+        Layer.provide(RedisClientLive(config.redisUrl))
       )
       return {
         limiter: RateLimiter.layer.pipe(Layer.provide(store)),
@@ -107,21 +116,31 @@ export const liveCapabilities = (
     supervise: config.role !== "api",
     schedule: config.role !== "api",
     instanceName: config.role,
+    superviseInterval: `${config.jobUpkeepIntervalSeconds ?? 60} seconds`,
     ...jobOptions
   }).pipe(Layer.provide(db))
   const readiness = ReadinessWithJobs.pipe(Layer.provide(ReadinessSql), Layer.provide(jobs), Layer.provide(db))
   const mode = SandboxMode.of(config)
   const poller = Layer.unwrap(Effect.map(mode.pollerSources, (s) => SourcePollerHttp.layer(pollerOptions(config, s))))
+  // Push connectors (delivery.md §9; layers/push/PushLive.ts): empty layers when push is off.
+  const pushBackstop = Layer.unwrap(Effect.map(mode.pollerSources, (s) => pushLayers(config, s).backstop))
+  const pushService = Layer.unwrap(Effect.map(mode.pollerSources, (s) => pushLayers(config, s).service))
   const http = Layer.mergeAll(chat, mode.sources, mode.taskBoard, poller).pipe(
     Layer.provide(FetchHttpClient.layer),
     Layer.provide(sql)
   )
   // Delivery's store, scheduling and jobs, in every role: the API sends a new feed's first poll,
   // the workers (makeApp) run the jobs. FeedDelivery is what the feeds service sees of it.
-  const delivery = DeliveryLive.pipe(Layer.provide([sql, jobs, http, deliverySettings(config)]))
+  const delivery = DeliveryLive.pipe(Layer.provide([sql, jobs, http, deliverySettings(config), pushBackstop.pipe(Layer.provide(sql))]))
+  // The push callbacks' and sweep's service (present when push is on; HookRoutes and PushWorker are mounted only then).
+  const push = pushService.pipe(Layer.provide([sql, delivery, jobs, deliverySettings(config), FetchHttpClient.layer]))
   const feedDelivery = FeedDeliveryLive.pipe(Layer.provide(delivery))
+  // The insight routes (delivery.md §8) on the same store, poller, rules and scheduling.
+  const feedInsight = FeedInsightLive.pipe(Layer.provide(FeedInsightStoreSql), Layer.provide([sql, delivery, http, deliverySettings(config)]))
+  // Disable notices (delivery.md §8): direct messages to a disabled feed's creator, swept by the workers.
+  const notices = DisableNotices.layer.pipe(Layer.provide(DisableNoticesSql), Layer.provide([sql, http]))
   const retention = AuditRetention(config.auditRetentionDays)
-  return Layer.mergeAll(sql, jobs, readiness, delivery, feedDelivery, limiter, http, retention.pipe(Layer.provide(sql)))
+  return Layer.mergeAll(sql, jobs, readiness, delivery, feedDelivery, feedInsight, notices, push, limiter, http, retention.pipe(Layer.provide(sql)), DatabaseMetrics.pipe(Layer.provide(db)))
 }
 
 /** Services over the capabilities. */
@@ -144,8 +163,11 @@ export const routes = (config: AppConfigShape) => {
   return Layer.mergeAll(
     api,
     DocsRoutes(documented),
+    // The control panel at /app (src/panel); platform icons from the CDN outside the sandbox only.
+    PanelRoutes({ publicUrl: config.publicUrl, iconHost: config.sandbox ? undefined : "https://cdn.discordapp.com" }),
     AssetRoutes,
     SandboxMode.of(config).routes,
+    PushRoutes(config),
     MetricsRoute(config.metricsToken),
     GlobalMiddleware({ maintenance: config.maintenance, requestTimeoutMs: 30_000, accessLog: true }),
     config.corsOrigins.length === 0 ? Layer.empty : HttpRouter.cors({
@@ -186,7 +208,13 @@ export const makeApp = <E>(config: AppConfigShape, capabilities: Layer.Layer<Cap
   )
   // Workers depend on the capabilities, so they are closed first at SIGTERM: the jobs in hand
   // drain (JobEngine's scope), then the engine stops, then the database closes.
-  const workers = config.role === "api" ? Layer.empty : DeliveryWorkerLive
+  const workers = config.role === "api"
+    ? Layer.empty
+    : Layer.mergeAll(
+      DeliveryWorkerLive,
+      DisableNoticesWorker(noticeSweepEvery(config.delivery.pollIntervalSeconds)),
+      PushWorker(config)
+    )
   return Layer.mergeAll(app, workers, api ? SandboxMode.of(config).startup : Layer.empty).pipe(
     // Spans over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (observability/Tracing.ts); else none are built.
     Layer.provide(Tracing(config.otlpEndpoint)),

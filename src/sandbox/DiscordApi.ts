@@ -5,6 +5,7 @@
  */
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
+import { dmRoutes, DmInboxRoutes } from "./DiscordDms.ts"
 import type { DiscordContext, Principal } from "./DiscordHttp.ts"
 import { API, discordError, discordHandler, Errors, routerPath } from "./DiscordHttp.ts"
 import { checkMessage } from "./DiscordMessage.ts"
@@ -273,12 +274,14 @@ const MessagesRoutes = (store: DiscordStore) =>
 /** The Discord API routes, with rate limits; registered through the sandbox's `sandboxRoute`. */
 export const DiscordApiRoutes = Layer.unwrap(Effect.gen(function*() {
   const store = yield* DiscordState
-  const layers = routes(store).map(([method, template, major, handler, options]) => {
+  // The direct messages (DiscordDms.ts) are Discord routes like the others: counted, faultable.
+  const layers = [...routes(store), ...dmRoutes(store)].map(([method, template, major, handler, options]) => {
     const name = `${method} ${template}`
     return sandboxRoute(method, `${API}${routerPath(template)}`, discordHandler(store, name, major, handler, options), { name })
   })
   return Layer.mergeAll(
     MessagesRoutes(store),
+    DmInboxRoutes(store),
     // Unknown API paths answer like Discord.
     sandboxRoute("*", `${API}/*`, Effect.succeed(Errors.notFound()), { name: "* unknown" }),
     ...layers

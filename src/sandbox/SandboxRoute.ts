@@ -6,8 +6,9 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { bucketHash } from "./DiscordState.ts"
 
-export type FaultKind = "429" | "500" | "hang" | "401"
+export type FaultKind = "429" | "500" | "hang" | "401" | "403"
 
 export interface Fault {
   /** Route name (`"GET /users/@me/guilds"`) or `"*"`. */
@@ -83,12 +84,14 @@ export type SandboxMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "*"
 export const defaultRouteName = (method: SandboxMethod, path: string): string =>
   `${method} ${path.replace(/:([A-Za-z0-9_]+)/g, "{$1}")}`
 
-const faultResponse = (fault: Fault): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+const faultResponse = (fault: Fault, routeName: string): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
   switch (fault.kind) {
     case "hang":
       return Effect.never
     case "401":
       return Effect.succeed(HttpServerResponse.jsonUnsafe({ message: "401: Unauthorized", code: 0 }, { status: 401 }))
+    case "403":
+      return Effect.succeed(HttpServerResponse.jsonUnsafe({ message: "Missing Access", code: 50001 }, { status: 403 }))
     case "500":
       return Effect.succeed(
         HttpServerResponse.jsonUnsafe({ message: "500: Internal Server Error", code: 0 }, { status: 500 })
@@ -105,7 +108,8 @@ const faultResponse = (fault: Fault): Effect.Effect<HttpServerResponse.HttpServe
             "x-ratelimit-remaining": "0",
             "x-ratelimit-reset": (now + fault.retryAfter).toFixed(3),
             "x-ratelimit-reset-after": fault.retryAfter.toFixed(3),
-            "x-ratelimit-bucket": "sandbox-fault",
+            // The route's own bucket, as on Discord (a client keys its buckets by this hash).
+            "x-ratelimit-bucket": bucketHash(routeName),
             "x-ratelimit-scope": fault.global ? "global" : "user",
             ...(fault.global ? { "x-ratelimit-global": "true" } : {})
           }
@@ -150,7 +154,7 @@ export const sandboxRoute = <E = never, R = never>(
         yield* state.recordCall(name)
         const request = yield* HttpServerRequest.HttpServerRequest
         const fault = yield* state.takeFault(name, request.url.split("?")[0])
-        const response = fault ? yield* faultResponse(fault) : yield* provided
+        const response = fault ? yield* faultResponse(fault, name) : yield* provided
         yield* state.recordStatus(response.status)
         return response
       })

@@ -72,7 +72,10 @@ export class Auth extends Context.Service<Auth, {
     principal: Principal,
     rejected: Redacted.Redacted<string>
   ) => Effect.Effect<Redacted.Redacted<string>, PlatformTokenError>
-}>()("gateway/Auth") {
+}>()(
+  // Stryker disable next-line StringLiteral: the service's key; any unique string serves
+  "gateway/Auth"
+) {
   static readonly layer = Layer.effect(
     Auth,
     Effect.gen(function*() {

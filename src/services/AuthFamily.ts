@@ -35,6 +35,7 @@ export const makeFamilies = Effect.gen(function*() {
       familyAad(revoked.familyId, "platform_access")
     ).pipe(
       Effect.flatMap(platform.revokeToken),
+      // Stryker disable next-line StringLiteral: log text
       Effect.catchCause(() => Effect.logWarning("platform token revocation failed (best effort)")),
       Effect.timeout("10 seconds"),
       Effect.ignore

@@ -13,4 +13,7 @@ export class AuthSettings extends Context.Service<AuthSettings, {
   readonly refreshTokenTtlSeconds: number
   readonly temporaryTokenTtlSeconds: number
   readonly signInStateTtlSeconds: number
-}>()("gateway/AuthSettings") {}
+}>()(
+  // Stryker disable next-line StringLiteral: the service's key; any unique string serves
+  "gateway/AuthSettings"
+) {}

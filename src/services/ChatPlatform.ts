@@ -170,6 +170,15 @@ export class ChatPlatform extends Context.Service<ChatPlatform, {
     body: PlatformWebhookBody,
     options?: { readonly wait?: boolean }
   ) => Effect.Effect<string | null, PlatformError>
+  /**
+   * A direct message from the bot to a user (POST /users/@me/channels, then POST
+   * /channels/{id}/messages): the message's id. 403 (50007) when the user takes no messages from it.
+   */
+  readonly sendDirectMessage: (
+    botToken: Redacted.Redacted<string>,
+    userId: string,
+    body: PlatformWebhookBody
+  ) => Effect.Effect<string, PlatformError>
 }>()("gateway/ChatPlatform") {}
 
 /**

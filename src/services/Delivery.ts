@@ -62,6 +62,14 @@ const LOG_DAYS = 30
 const MAX_BACKOFF_MS = HOUR_MS
 const REPAIR_BATCH = 500
 
+/** A feed as the rules read it (the worker and the insight routes, #15, call this one). */
+export const toSelect = (feed: DeliveryFeed): SelectFeed => ({
+  id: feed.id,
+  createdAt: feed.createdAt,
+  options: feed.options,
+  defaults: { name: feed.displayInfo?.display_name ?? null }
+})
+
 export class Delivery extends Context.Service<Delivery, {
   readonly pollSource: (sourceId: string) => Effect.Effect<PollOutcome, DeliveryError>
   readonly postWebhook: (webhookId: string) => Effect.Effect<PostOutcome, PostRetry | DeliveryError>
@@ -78,13 +86,6 @@ export class Delivery extends Context.Service<Delivery, {
     const engine = yield* JobEngine
     const disable = disableFeeds(store, audit)
     const { postWebhook } = makePoster({ store, platform, audit, engine, settings })
-
-    const toSelect = (feed: DeliveryFeed): SelectFeed => ({
-      id: feed.id,
-      createdAt: feed.createdAt,
-      options: feed.options,
-      defaults: { name: feed.displayInfo?.display_name ?? null }
-    })
 
     /** interval × 2^failures, at most an hour, never before the source's Retry-After; ±20 % jitter. */
     const backoff = (source: DeliverySource, error: PollFailed) =>
@@ -183,8 +184,9 @@ export class Delivery extends Context.Service<Delivery, {
       const now = yield* Clock.currentTimeMillis
       const lost = yield* store.sourcesWithoutPoll(new Date(now - OVERDUE_MS), REPAIR_BATCH)
       for (const source of lost) {
-        // Never planned (new, or idle until now): at once; a lost chain: at its next slot.
-        yield* source.nextPollAt === null ? scheduling.pollNow(source.id) : scheduling.planNext(source)
+        // Never planned (new, or idle until now): at once, unless another pass planned it meanwhile
+        // (each worker runs one at start); a lost chain: at its next slot.
+        yield* source.nextPollAt === null ? scheduling.start(source.id) : scheduling.planNext(source)
       }
       const webhooks = yield* store.webhooksWithPending(new Date(now - OVERDUE_MS), REPAIR_BATCH)
       for (const webhookId of webhooks) yield* engine.send(PostQueue, { webhookId }, { singletonKey: webhookId })

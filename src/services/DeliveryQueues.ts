@@ -26,6 +26,8 @@ export const PollQueue = JobQueue("feed-poll", PollJob, {
   retryDelay: "5 seconds",
   retryBackoff: true,
   expireIn: "5 minutes",
+  // A worker that dies (SIGKILL) holds its claimed polls until the next upkeep after this, not 5 minutes.
+  heartbeat: "10 seconds",
   deleteAfter: "1 day"
 })
 
@@ -36,6 +38,8 @@ export const PostQueue = JobQueue("feed-post", PostJob, {
   retryBackoff: true,
   retryDelayMax: "10 minutes",
   expireIn: "10 minutes",
+  // Likewise: a dead worker's webhook is not blocked for 10 minutes (the queue runs one job per webhook).
+  heartbeat: "10 seconds",
   deleteAfter: "1 day"
 })
 

@@ -1,8 +1,8 @@
 /**
  * When sources are polled (delivery.md §1, §6), for the feeds service (a feed created, deleted or
- * re-enabled, a refresh) and for the worker (a poll's successor, the repair pass). Every poll is a
- * job of `feed-poll` with an id derived from (source, time), sent at the source's slot; the time is
- * kept as the source's `next_poll_at`, which the status route shows and the repair pass checks.
+ * re-enabled, a refresh) and for the worker (a poll's successor, the repair pass). A planned poll is
+ * a job of `feed-poll` with an id derived from (source, slot), sent at the source's slot (a poll
+ * asked for now has an id of its own); the time is kept as the source's `next_poll_at`, which the status route shows and the repair pass checks.
  * Any role may send polls (the API too); only workers run them (layers/jobs/DeliveryJobs.ts).
  */
 import { Clock, Context, Effect, Layer, Option } from "effect"
@@ -14,6 +14,7 @@ import type { DeliverySource } from "./DeliveryStore.ts"
 import { DeliveryStore } from "./DeliveryStore.ts"
 import type { JobEngineError } from "./JobEngine.ts"
 import { JobEngine } from "./JobEngine.ts"
+import { PushBackstop } from "./PushBackstop.ts"
 
 export type SchedulingError = ServiceUnavailable | JobEngineError
 
@@ -52,6 +53,8 @@ export class DeliveryScheduling extends Context.Service<DeliveryScheduling, {
     const store = yield* DeliveryStore
     const engine = yield* JobEngine
     const settings = yield* DeliverySettings
+    // Push connectors (delivery.md §9): a pushed source is polled as a backstop only; absent, push is off.
+    const backstop = yield* Effect.serviceOption(PushBackstop)
     // Declared now, outside any transaction, so sends inside one (the outbox) never have to.
     yield* Effect.forEach(DeliveryQueues, engine.declare, { discard: true })
 
@@ -66,16 +69,35 @@ export class DeliveryScheduling extends Context.Service<DeliveryScheduling, {
         Effect.as(at)
       )
 
+    /** The next slot, on the backstop's interval while the source is pushed. */
+    const plannedSlot = (source: Pick<DeliverySource, "id" | "module" | "identifier">, now: number) =>
+      Option.isNone(backstop) ? Effect.succeed(nextSlotOf(source, now)) : Effect.map(
+        backstop.value.intervalOf(source, pollIntervalOf(settings, source.module)),
+        (interval) => new Date(nextSlot(slotOffset(source.module, source.identifier, interval), interval, now))
+      )
+
     const planNext = (source: Pick<DeliverySource, "id" | "module" | "identifier">, at?: Date) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => send(source.id, at ?? nextSlotOf(source, now))).pipe(
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Effect.flatMap(at === undefined ? plannedSlot(source, now) : Effect.succeed(at), (slot) => send(source.id, slot))).pipe(
         Effect.withSpan("DeliveryScheduling.planNext", { attributes: { source: source.id } })
       )
 
+    /**
+     * A poll now is keyed by (source, its last poll): requests while that poll waits or runs are
+     * one job (two repair passes at once, two feeds created together, a refresh during a poll), a
+     * request after it ran is a new one. Never a slot's id: that job may be done already, and the
+     * request would be dropped, leaving next_poll_at in the past with no job behind it.
+     */
     const pollNow = (sourceId: string) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => send(sourceId, new Date(Math.floor(now / 1000) * 1000))).pipe(
-        Effect.asVoid,
-        Effect.withSpan("DeliveryScheduling.pollNow", { attributes: { source: sourceId } })
-      )
+      Effect.gen(function*() {
+        const source = yield* store.source(sourceId)
+        if (Option.isNone(source)) return
+        const key = pollJobId(`${sourceId}:now:${source.value.lastPollAt?.getTime() ?? "never"}`, 0)
+        const queued = yield* engine.job(PollQueue, key)
+        const pending = Option.match(queued, { onNone: () => true, onSome: (j) => j.state === "created" || j.state === "retry" || j.state === "active" })
+        yield* engine.send(PollQueue, { sourceId }, pending ? { id: key } : {})
+        yield* store.setNextPoll(sourceId, new Date(yield* Clock.currentTimeMillis))
+      }).pipe(Effect.withSpan("DeliveryScheduling.pollNow", { attributes: { source: sourceId } }))
 
     return DeliveryScheduling.of({
       attach: (module, identifier) => Effect.map(store.upsertSource(module, identifier), (s) => s.id),

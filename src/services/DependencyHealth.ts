@@ -124,7 +124,7 @@ const detailOf = (message: unknown): Record<string, unknown> => {
  * For the layer of a client library that logs each failed connection attempt itself (NodeRedis logs
  * "NodeRedis client error" on every reconnect attempt): its warnings and errors become failures of
  * `dependency` (one "down" line, then counted); other lines pass. Provide it to that layer only:
- * `NodeRedis.layer(…).pipe(Layer.provide(libraryLogsAsOutage("redis")))`.
+ * `NodeRedis.layer(…).pipe(Layer.provide(libraryLogsAsOutage("redis")))` (as layers/cache/RedisClient.ts does).
  */
 export const libraryLogsAsOutage = (dependency: string): Layer.Layer<never> =>
   Layer.effect(

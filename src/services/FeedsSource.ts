@@ -83,25 +83,6 @@ const checkFlairs = (values: ReadonlyArray<string>, forum: Forum) => {
   return problems.length > 0 ? Effect.fail(BadRequest.many(problems)) : Effect.succeed(out)
 }
 
-/** decisions.md "Feeds": a list option with a repeated element → 400 at the repeat (compared trimmed, any case). */
-const repeatedElements = (options: Readonly<Record<string, unknown>>): Array<Problem> => {
-  const problems: Array<Problem> = []
-  for (const [option, value] of Object.entries(options)) {
-    if (!Array.isArray(value)) continue
-    const seen = new Map<string, number>()
-    value.forEach((element: unknown, i) => {
-      const key = typeof element === "string" ? element.trim().toLowerCase() : JSON.stringify(element)
-      const first = seen.get(key)
-      if (first === undefined) return void seen.set(key, i)
-      problems.push({
-        message: `webhook_options.${option}: ${JSON.stringify(element)} is repeated (already at [${first}]); list each value once.`,
-        additionalProperties: { path: `webhook_options.${option}[${i}]` }
-      })
-    })
-  }
-  return problems
-}
-
 export const FeedsSource = {
   /** Needs ExternalSources. */
   make: Effect.gen(function*() {
@@ -158,19 +139,9 @@ export const FeedsSource = {
         })
       )
 
-    /** The options' own checks and the source's together: every problem in one 400. */
-    const options: FeedsSource["options"] = (module, input, forum) => {
-      const repeats = repeatedElements(input ?? {})
-      return repeats.length === 0 ? resolveOptions(module, input, forum) : Effect.result(resolveOptions(module, input, forum)).pipe(
-        Effect.flatMap((r): Effect.Effect<never, FeedsError> =>
-          Result.isFailure(r) && r.failure._tag !== "BadRequest"
-            ? Effect.fail(r.failure)
-            : Effect.fail(BadRequest.many([...repeats, ...(Result.isFailure(r) && r.failure._tag === "BadRequest" ? r.failure.problems : [])]))
-        )
-      )
-    }
-
-    const resolveOptions: FeedsSource["options"] = (module, input, forum) =>
+    // A list option with a repeated element never gets here: the request's schema refuses it
+    // (domain/Feed.ts), with the body's other problems, in one 400.
+    const options: FeedsSource["options"] = (module, input, forum) =>
       Effect.gen(function*() {
         const options = withDefaults(module, input)
         const named: SourceNamed = options

@@ -39,6 +39,12 @@ export interface QueueOptions extends RetryOptions {
   readonly retention?: Duration.Input
   /** Name of a declared queue that receives the payload of a job that failed for good. */
   readonly deadLetter?: string
+  /**
+   * At least 10 s: a running attempt tells the engine it is alive every half of this; one silent
+   * this long (its process died) is failed and retried elsewhere at the engine's next upkeep,
+   * instead of holding its job until `expireIn`.
+   */
+  readonly heartbeat?: Duration.Input
 }
 
 /** A queue: its name, the Schema of its payload (stored as JSON), its options. */
@@ -91,6 +97,11 @@ export interface WorkOptions {
   readonly localConcurrency?: number
   /** How often an idle poller asks for jobs (default: the engine's). At least 0.5 s. */
   readonly pollingInterval?: Duration.Input
+  /**
+   * While a claim comes back full (`batchSize` > 1), claim again at once instead of waiting
+   * `pollingInterval`: a backlog drains at the handlers' speed, not one batch per interval.
+   */
+  readonly burst?: boolean
 }
 
 /** What a handler knows of its job. `retryCount` is 0 on the first attempt. */

@@ -16,17 +16,59 @@ export const httpDuration = Metric.histogram("http_server_request_duration_secon
   boundaries: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 })
 
-/** Calls to the chat platform by route template and status (layers/discord/DiscordRest.ts). */
+/**
+ * Calls to upstreams (the chat platform, the external sources, the task board) by platform, route
+ * template and status (`error` when no answer came: refused connection, time-out).
+ */
 export const upstreamRequests = Metric.counter("upstream_requests_total", {
-  description: "Calls to the chat platform, by platform route and status",
+  description: "Calls to upstreams, by platform, route template and status (error: no answer)",
   incremental: true
 })
 
-/** The platform's 429 answers by route template. */
+/** The upstreams' 429 answers by platform and route template. */
 export const upstreamRateLimited = Metric.counter("upstream_rate_limited_total", {
-  description: "429 answers of the chat platform, by platform route",
+  description: "429 answers of upstreams, by platform and route template",
   incremental: true
 })
+
+/** Counts one upstream call; `status` undefined when no answer came. A 429 also counts as rate limited. */
+export const countUpstream = (platform: string, route: string, status: number | undefined) =>
+  status === 429
+    ? Effect.all([
+      Metric.update(Metric.withAttributes(upstreamRequests, { platform, route, status: "429" }), 1),
+      Metric.update(Metric.withAttributes(upstreamRateLimited, { platform, route }), 1)
+    ], { discard: true })
+    : Metric.update(Metric.withAttributes(upstreamRequests, { platform, route, status: status === undefined ? "error" : String(status) }), 1)
+
+/** Words kept in an upstream route template; any other path segment is a parameter. */
+const STATIC_SEGMENT = /^[a-z][a-z_]*[0-9]?(_v[0-9]+)?(\.json)?$|^[0-9]$/i
+/** Segments whose next segment is a name (Reddit's /r/:name, X's /by/username/:name, Trello's /organizations/:name). */
+const NAME_BEFORE = new Set(["r", "user", "username", "organizations"])
+
+/**
+ * The route template of an upstream URL, e.g. `GET /2/users/:id/tweets`, `GET /r/:name/about`: ids
+ * (numbers) become `:id`, the segment after a name-taking one
+ * `:name`, and any segment that is not a plain word `:param`, so labels stay bounded.
+ */
+export const upstreamRoute = (method: string, url: string): string => {
+  let path = url
+  const scheme = path.indexOf("://")
+  if (scheme !== -1) {
+    const slash = path.indexOf("/", scheme + 3)
+    path = slash === -1 ? "/" : path.slice(slash)
+  }
+  const end = path.search(/[?#]/)
+  if (end !== -1) path = path.slice(0, end)
+  const segments = path.split("/")
+  for (let i = 1; i < segments.length; i++) {
+    const segment = segments[i]!
+    if (segment === "") continue
+    if (NAME_BEFORE.has(segments[i - 1]!.toLowerCase()) && !segments[i - 1]!.startsWith(":")) segments[i] = ":name"
+    else if (/^[0-9]+$/.test(segment) && segment.length > 1) segments[i] = ":id"
+    else if (!STATIC_SEGMENT.test(segment) || segment.length > 40) segments[i] = ":param"
+  }
+  return `${method} ${segments.join("/")}`
+}
 
 /** Requests refused by the gateway's own rate limits (http/RateLimit.ts), by limit. */
 export const rateLimitRejections = Metric.counter("rate_limit_rejections_total", {
@@ -44,8 +86,46 @@ export const cacheLookups = Metric.counter("cache_lookups_total", {
 export const countLookup = (cache: string, hit: boolean) =>
   Metric.update(Metric.withAttributes(cacheLookups, { cache, result: hit ? "hit" : "miss" }), 1)
 
-/** The same, outside an Effect (a plain function in a cache's hot path). */
-export const countLookupUnsafe = (cache: string, hit: boolean) => Effect.runSync(countLookup(cache, hit))
+/** A counter of one cache's lookups, its two series made once (caches sit on hot paths). */
+export const lookupCounter = (cache: string) => {
+  const hit = Metric.update(Metric.withAttributes(cacheLookups, { cache, result: "hit" }), 1)
+  const miss = Metric.update(Metric.withAttributes(cacheLookups, { cache, result: "miss" }), 1)
+  return (found: boolean) => found ? hit : miss
+}
+
+/** Jobs of the job engine's queues by queue and state (queued, active, failed), sampled at scrape time. */
+export const jobQueueJobs = Metric.gauge("job_queue_jobs", {
+  description: "Jobs in the job engine's queues, by queue and state (queued, active, failed)"
+})
+
+/** Database connections by state, as the database reports them, sampled at scrape time. */
+export const dbConnections = Metric.gauge("db_connections", {
+  description: "Connections of the gateway to its database, by state (active, idle, idle_in_transaction)"
+})
+
+/**
+ * Samplers of the gauges read at scrape time, added by the layers that can read them (the job
+ * engine, the database) for as long as their scope lives; /metrics runs them before formatting. A
+ * module-level set, like the metric registry it feeds: one process, one set of metrics.
+ */
+const samplers = new Set<Effect.Effect<void>>()
+
+/** Adds `sample` to what a scrape runs, until the scope closes. Failures of a sample are ignored. */
+export const sampleOnScrape = (sample: Effect.Effect<void, unknown>) => {
+  const quiet = Effect.ignore(sample)
+  return Effect.acquireRelease(
+    Effect.sync(() => samplers.add(quiet)),
+    () => Effect.sync(() => samplers.delete(quiet))
+  )
+}
+
+/** Runs every sampler, at most 2 s each: a slow database must not hold the scrape. */
+export const runSamplers: Effect.Effect<void> = Effect.suspend(() =>
+  Effect.forEach([...samplers], (s) => Effect.timeoutOrElse(s, { duration: "2 seconds", orElse: () => Effect.void }), {
+    concurrency: "unbounded",
+    discard: true
+  })
+)
 
 /** Records one answered request. */
 export const recordRequest = (method: string, route: string, status: number, seconds: number) =>

@@ -57,5 +57,6 @@ for (const kind of dbKinds) layer(testDb(kind), { timeout: 300_000, excludeTestS
     const view = yield* sql<{ level: number; n: string }>`SELECT level, sum(n)::text n FROM audit_counts WHERE server_id = ${server} GROUP BY 1 ORDER BY 1`
     const total = yield* sql<{ n: string }>`SELECT count(*)::text n FROM audit_entries WHERE server_id = ${server}`
     assert.strictEqual(view.find((v) => v.level === 2)!.n, total[0]!.n)
-  }))
+    // Thousands of concurrent statements: 30 s (the default) was not enough on a loaded 2-core machine.
+  }), 120_000)
 })

@@ -226,5 +226,18 @@ export const chatPlatformContract = <R, E>(
         assert.deepStrictEqual(yield* refusal(platform.executeWebhook("349999999999999999", token, body)), [404, 10015])
         assert.deepStrictEqual(yield* refusal(platform.executeWebhook(g.webhook.id, token, { content: "" })), [400, 50006])
       }))
+
+    it.effect("a direct message from the bot: its message id; an unknown user 400 50033; an empty message 400 50006", () =>
+      Effect.gen(function*() {
+        const platform = yield* ChatPlatform
+        const bot = Redacted.make(fixture.bot.token)
+        const body = { content: "Your feed was disabled.", allowed_mentions: { parse: [] } }
+        const id = yield* platform.sendDirectMessage(bot, fixture.user.profile.id, body)
+        assert.match(id, /^\d{17,20}$/)
+        assert.notStrictEqual(yield* platform.sendDirectMessage(bot, fixture.user.profile.id, body), id)
+        assert.deepStrictEqual(yield* refusal(platform.sendDirectMessage(bot, "100000000000000999", body)), [400, 50033])
+        assert.deepStrictEqual(yield* refusal(platform.sendDirectMessage(bot, fixture.user.profile.id, { content: "" })), [400, 50006])
+        assert.deepStrictEqual((yield* refusal(platform.sendDirectMessage(Redacted.make("not-a-bot"), fixture.user.profile.id, body)))[0], 401)
+      }))
   })
 }

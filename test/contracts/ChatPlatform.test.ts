@@ -27,6 +27,7 @@ import {
 } from "../../src/sandbox/Seed.ts"
 import { ChatPlatformMemory, ChatPlatformMemoryState } from "../layers/ChatPlatformMemory.ts"
 import { chatPlatformContract, type ChatPlatformFixture } from "./ChatPlatform.contract.ts"
+import { approveOnSandbox } from "./SandboxSignIn.ts"
 
 // Written out rather than computed with the sandbox's own helpers, so a wrong rule in either layer shows.
 const fixture: Omit<ChatPlatformFixture<never>, "approve"> = {
@@ -69,13 +70,6 @@ const Discord = Layer.unwrap(Effect.gen(function*() {
   return ChatPlatformDiscord.layer(SandboxMode.platform(sandbox.url))
 })).pipe(Layer.provide(Layer.mergeAll(SandboxServer.layer(), FetchHttpClient.layer)))
 
-/** The sandbox's authorize page signs the hinted user in at once and redirects with the code. */
-const approveOnSandbox = (authorizeUrl: string, userId: string) =>
-  Effect.promise(async () => {
-    const response = await fetch(`${authorizeUrl}&login_hint=${userId}`, { redirect: "manual" })
-    const back = new URL(response.headers.get("location") ?? "http://invalid/")
-    return { code: back.searchParams.get("code") ?? "", state: back.searchParams.get("state") ?? "" }
-  })
 
 chatPlatformContract("ChatPlatformDiscord against the sandbox", Discord, { ...fixture, approve: approveOnSandbox })
 

@@ -12,6 +12,7 @@ import { ChatPlatformDiscord } from "../../src/layers/discord/ChatPlatformDiscor
 import { SandboxServer } from "../../src/sandbox/Sandbox.ts"
 import { ALICE_ID, BOT1_ID, BOT1_TOKEN, BOT2_TOKEN, S1_ID, SEED } from "../../src/sandbox/Seed.ts"
 import { ChatPlatform } from "../../src/services/ChatPlatform.ts"
+import { CapturedLogs } from "../utils/CapturedLogs.ts"
 
 const bot1 = Redacted.make(BOT1_TOKEN)
 const bot2 = Redacted.make(BOT2_TOKEN)
@@ -62,7 +63,8 @@ const signIn = (platform: ChatPlatform["Service"], userId: string) =>
     return yield* platform.exchangeCode({ code, codeVerifier: verifier, redirectUri })
   })
 
-layer(SandboxServer.layer(), { excludeTestServices: true })("ChatPlatformDiscord against the sandbox", (it) => {
+// The injected 429s and 500s are logged as warnings: kept, not printed.
+layer(SandboxServer.layer().pipe(Layer.provideMerge(CapturedLogs.layer)), { excludeTestServices: true })("ChatPlatformDiscord against the sandbox", (it) => {
   it.effect("signs in with PKCE, reads the user and their guilds, refreshes and revokes", () =>
     Effect.gen(function*() {
       const platform = yield* client()

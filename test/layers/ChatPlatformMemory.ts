@@ -270,6 +270,20 @@ export const makeChatPlatformMemory = (seed: ChatPlatformSeed) =>
           const id = `35${messageSequence.toString().padStart(16, "0")}`
           messages.push({ id, webhookId, channelId: webhook.channelId, body })
           return Effect.succeed(options?.wait === false ? null : id)
+        }),
+      // A direct message: recorded with the bot's id as the webhook and the user's id as the channel.
+      // Discord's refusals: an unknown user 400 50033; one who shares no server with the bot 403 50007.
+      sendDirectMessage: (botToken, userId, body) =>
+        Effect.flatMap(botOf(botToken), (bot) => {
+          if (!seed.users.some((u) => u.id === userId)) return refuse(400, "Invalid Recipient(s)", 50033)
+          if (!seed.guilds.some((g) => g.botIds.includes(bot.id) && g.members.some((m) => m.userId === userId))) {
+            return refuse(403, "Cannot send messages to this user", 50007)
+          }
+          if ((body.content ?? "") === "") return refuse(400, "Cannot send an empty message", 50006)
+          messageSequence += 1n
+          const id = `35${messageSequence.toString().padStart(16, "0")}`
+          messages.push({ id, webhookId: bot.id, channelId: `dm:${userId}`, body })
+          return Effect.succeed(id)
         })
     })
     return { platform, state }

@@ -1,6 +1,6 @@
 /**
  * A deterministic in-memory TokenStore with the semantics of the SQL one (same suite in
- * test/auth/TokenStore.test.ts). Every operation is one synchronous step, hence atomic. Time comes
+ * test/contracts/TokenStore.contract.ts). Every operation is one synchronous step, hence atomic. Time comes
  * from Effect's Clock. Storage only, like the SQL one: `TokenStore.fromStorage` adds the policy.
  * `tables` exposes everything stored.
  */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { routeLabel } from "../../src/services/Metrics.ts"
+import { routeLabel, upstreamRoute } from "../../src/services/Metrics.ts"
 
 describe("routeLabel: a bounded metrics label from the path", () => {
   it.each([
@@ -12,5 +12,24 @@ describe("routeLabel: a bounded metrics label from the path", () => {
     ["/anything/a-scanner/tried", 404, "unmatched"]
   ] as const)("%s (%i) → %s", (url, status, label) => {
     expect(routeLabel(url, status)).toBe(label)
+  })
+})
+
+describe("upstreamRoute: an upstream call's route template, never a name or an id", () => {
+  it.each([
+    ["GET", "https://api.twitch.tv/helix/users?login=somebody", "GET /helix/users"],
+    ["POST", "https://id.twitch.tv/oauth2/token", "POST /oauth2/token"],
+    ["GET", "https://www.googleapis.com/youtube/v3/channels?forUsername=x", "GET /youtube/v3/channels"],
+    ["GET", "https://api.x.com/2/users/by/username/jack", "GET /2/users/by/username/:name"],
+    ["GET", "https://api.x.com/2/users/1234567890/tweets", "GET /2/users/:id/tweets"],
+    ["GET", "https://graph.facebook.com/17841400000000000", "GET /:id"],
+    ["GET", "https://oauth.reddit.com/r/typescript/about", "GET /r/:name/about"],
+    ["GET", "https://oauth.reddit.com/r/typescript/api/link_flair_v2", "GET /r/:name/api/link_flair_v2"],
+    ["GET", "https://oauth.reddit.com/r/Some_Sub/new.json", "GET /r/:name/new.json"],
+    ["GET", "https://api.trello.com/1/organizations/my-team/boards", "GET /1/organizations/:name/boards"],
+    ["GET", "http://127.0.0.1:8080/sandbox/streaming/helix/users", "GET /sandbox/streaming/helix/users"],
+    ["GET", "https://example.com/some%20thing/x-y.xml", "GET /:param/:param"]
+  ] as const)("%s %s → %s", (method, url, route) => {
+    expect(upstreamRoute(method, url)).toBe(route)
   })
 })

@@ -43,7 +43,12 @@ const CONTRACT_ROUTES: ReadonlyArray<readonly [string, string]> = [
     ["patch", `${M}/${m}/feeds/{feedId}`] as const,
     ["delete", `${M}/${m}/feeds/{feedId}`] as const,
     // delivery.md §5
-    ["get", `${M}/${m}/feeds/{feedId}/status`] as const
+    ["get", `${M}/${m}/feeds/{feedId}/status`] as const,
+    // delivery.md §8
+    ["get", `${M}/${m}/feeds/{feedId}/preview`] as const,
+    ["post", `${M}/${m}/feeds/{feedId}/test`] as const,
+    ["post", `${M}/${m}/feeds/{feedId}/refresh`] as const,
+    ["get", `${M}/${m}/feeds/{feedId}/deliveries`] as const
   ]),
   ["get", `${M}/photo/getUserId/{userName}`],
   ["get", `${M}/streaming/getUserId/{userName}`],

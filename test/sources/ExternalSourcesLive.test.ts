@@ -9,6 +9,7 @@ import { ExternalSourcesHttp } from "../../src/layers/sources/ExternalSourcesHtt
 import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
 import { ExternalSources, type SourceError } from "../../src/services/ExternalSources.ts"
 import { fault, SandboxServer, SandboxUrl } from "./SandboxServer.ts"
+import { CapturedLogs } from "../utils/CapturedLogs.ts"
 
 const TIMEOUT = "1 second"
 
@@ -26,7 +27,11 @@ const withSources = <A, E, R>(
 const Env = Layer.unwrap(Effect.gen(function*() {
   const url = yield* SandboxUrl
   return ExternalSourcesHttp.layer(SandboxMode.sourcesOptions(url, TIMEOUT))
-})).pipe(Layer.provideMerge(SandboxServer))
+})).pipe(
+  Layer.provideMerge(SandboxServer),
+  // The outages and refusals these tests provoke are logged as warnings: kept, not printed.
+  Layer.provideMerge(CapturedLogs.layer)
+)
 
 const message = (e: { readonly problems: ReadonlyArray<{ readonly message: string }> }) => e.problems[0]?.message ?? ""
 

@@ -11,6 +11,7 @@ import { S1_ID, S2_ID } from "../../src/sandbox/Seed.ts"
 import { TASKBOARD_BOARDS } from "../../src/sandbox/sources/Seed.ts"
 import { TaskBoard } from "../../src/services/TaskBoard.ts"
 import { fault, SandboxServer, SandboxUrl } from "./SandboxServer.ts"
+import { CapturedLogs, logged } from "../utils/CapturedLogs.ts"
 
 const withBoard = <A, E, R>(
   pairings: TaskBoardOptions["pairings"],
@@ -26,7 +27,11 @@ const Env = Layer.unwrap(Effect.gen(function*() {
   const url = yield* SandboxUrl
   // cacheTtl 0: these tests fault the twin between reads of one server (the cache: test/forms/TaskBoardCache.test.ts).
   return TaskBoardTrello.layer({ ...SandboxMode.taskBoardOptions(url, "1 second"), cacheTtl: 0 })
-})).pipe(Layer.provideMerge(SandboxServer))
+})).pipe(
+  Layer.provideMerge(SandboxServer),
+  // The outages and refusals these tests provoke are logged as warnings: kept, not printed.
+  Layer.provideMerge(CapturedLogs.layer)
+)
 
 const ROUTE = "GET /sandbox/taskboard/1/organizations/{teamId}/boards"
 
@@ -57,6 +62,8 @@ layer(Env, { excludeTestServices: true })("TaskBoardTrello against the Trello tw
         (t) => t.boards(S1_ID)
       )
       assert.isUndefined(noKey)
+      // The operator is told, once per refused pairing.
+      assert.lengthOf(yield* logged("Trello no longer accepts a server's pairing"), 2)
     }))
 
   it.effect("a hanging Trello is RequestTimeout; 5xx is ServiceUnavailable naming the task board", () =>

@@ -13,6 +13,7 @@ import type { ServerAccess } from "../../services/Directory.ts"
 import { Feeds } from "../../services/Feeds.ts"
 import { Api } from "../Api.ts"
 import { CurrentPrincipal } from "../Middleware.ts"
+import { insightHandlersFor } from "./FeedInsight.ts"
 
 interface ServerParams {
   readonly appClientId: string
@@ -25,6 +26,8 @@ const handlersFor = <M extends FeedModuleName>(m: M) =>
   Effect.gen(function*() {
     const directory = yield* Directory
     const feeds = yield* Feeds
+    // delivery.md §8: preview, test, refresh, deliveries (handlers/FeedInsight.ts).
+    const insight = yield* insightHandlersFor(m)
 
     /** 404 unknown bot or server, 403 when the module is not available to the user, then `f`. */
     const withAccess = <A, E, R>(params: ServerParams, f: (access: ServerAccess) => Effect.Effect<A, E, R>) =>
@@ -52,7 +55,8 @@ const handlersFor = <M extends FeedModuleName>(m: M) =>
             ? feeds.getUserId(m, params.userName)
             : Effect.die(new Error(`the ${m} module has no user lookup`))),
       getGameId: ({ params }: { readonly params: ServerParams & { readonly gameName: string } }) =>
-        withAccess(params, () => feeds.getGameId(params.gameName))
+        withAccess(params, () => feeds.getGameId(params.gameName)),
+      ...insight
     }
   })
 

@@ -8,6 +8,7 @@
  */
 import { Clock, Effect, Layer } from "effect"
 import type { Principal } from "../../domain/Principal.ts"
+import { lookupCounter } from "../../services/Metrics.ts"
 import { sha256Hex, TokenStore } from "../../services/TokenStore.ts"
 import type { PlatformTokensEnc } from "../../services/TokenStore.ts"
 
@@ -49,6 +50,7 @@ export const TokenStoreCached = (ttlMs: number): Layer.Layer<TokenStore, never, 
         }
         map.set(key, entry)
       }
+      const count = { access: lookupCounter("tokens.access"), check: lookupCounter("tokens.check"), platform: lookupCounter("tokens.platform") }
       const hit = <A>(map: Map<string, Entry<A>>, key: string, now: number): A | undefined => {
         const e = map.get(key)
         if (e === undefined) return undefined
@@ -63,9 +65,9 @@ export const TokenStoreCached = (ttlMs: number): Layer.Layer<TokenStore, never, 
           Effect.flatMap(Clock.currentTimeMillis, (now) => {
             const key = sha256Hex(token)
             const cached = hit(access, key, now)
-            if (cached !== undefined) return Effect.succeed(cached)
+            if (cached !== undefined) return Effect.as(count.access(true), cached)
             const startedAt = epoch
-            return Effect.map(inner.resolveAccess(token), (p) => {
+            return Effect.map(Effect.andThen(count.access(false), inner.resolveAccess(token)), (p) => {
               if (p !== undefined) {
                 const until = Math.min(now + ttlMs, p.accessExpiresAt.getTime())
                 put(access, key, { value: p, familyId: p.familyId, until }, startedAt, now)
@@ -78,10 +80,10 @@ export const TokenStoreCached = (ttlMs: number): Layer.Layer<TokenStore, never, 
             const key = sha256Hex(token)
             const cached = hit(checks, key, now)
             if (cached !== undefined) {
-              return Effect.succeed({ ...cached, expired: cached.expiresAt.getTime() <= now })
+              return Effect.as(count.check(true), { ...cached, expired: cached.expiresAt.getTime() <= now })
             }
             const startedAt = epoch
-            return Effect.map(inner.checkAccess(token), (info) => {
+            return Effect.map(Effect.andThen(count.check(false), inner.checkAccess(token)), (info) => {
               if (info === undefined) return undefined
               const value = { familyId: info.familyId, issuedAt: info.issuedAt, expiresAt: info.expiresAt }
               put(checks, key, { value, familyId: info.familyId, until: now + ttlMs }, startedAt, now)
@@ -101,9 +103,11 @@ export const TokenStoreCached = (ttlMs: number): Layer.Layer<TokenStore, never, 
         platformTokens: (familyId, options) =>
           Effect.flatMap(Clock.currentTimeMillis, (now) => {
             const cached = options?.fresh === true ? undefined : hit(platform, familyId, now)
-            if (cached !== undefined) return Effect.succeed(cached)
+            if (cached !== undefined) return Effect.as(count.platform(true), cached)
             const startedAt = epoch
-            return Effect.map(inner.platformTokens(familyId, options), (tokens) => {
+            // A `fresh` read is no lookup of the cache: not counted.
+            const read = inner.platformTokens(familyId, options)
+            return Effect.map(options?.fresh === true ? read : Effect.andThen(count.platform(false), read), (tokens) => {
               if (tokens !== undefined) put(platform, familyId, { value: tokens, familyId, until: now + ttlMs }, startedAt, now)
               return tokens
             })

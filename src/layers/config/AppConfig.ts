@@ -7,45 +7,14 @@ import type { FeedModuleName } from "../../domain/Platform.ts"
 import type { Keyring } from "../../services/Cipher.ts"
 import { parseKeyring } from "../../services/Cipher.ts"
 import { makeRedirectAllowlist } from "../../services/RedirectAllowlist.ts"
+import type { DeliveryConfig, PushConfig } from "./DeliveryConfig.ts"
+import { deliveryDefaults, FEED_MODULES } from "./DeliveryConfig.ts"
 
 /** What a process runs (delivery.md §6): the API and the job workers, the API only, or the workers only. */
 export type Role = "all" | "api" | "worker"
 
-/** Feed delivery (delivery.md §1–§4), from the FEED_* variables. */
-export interface DeliveryConfig {
-  /** FEED_POLL_INTERVAL_SECONDS: 300, or 15 in sandbox mode. */
-  readonly pollIntervalSeconds: number
-  /** FEED_POLL_INTERVAL_SECONDS_<MODULE>, where set. */
-  readonly pollIntervalSecondsByModule: Partial<Record<FeedModuleName, number>>
-  readonly maxItemAgeHours: number
-  readonly maxItemsPerPoll: number
-  readonly offlineGraceSeconds: number
-  readonly failedAfterHours: number
-  readonly fetchTimeoutMs: number
-  readonly maxBodyBytes: number
-  readonly hostConcurrency: number
-  /** FEED_CONTACT: the operator's URL or e-mail, in the User-Agent of every poll. */
-  readonly contact: string | undefined
-  /** FEED_USER_AGENT: the whole User-Agent instead of the default with the contact. */
-  readonly userAgent: string | undefined
-}
-
-const FEED_MODULES: ReadonlyArray<FeedModuleName> = ["photo", "forum", "rss", "streaming", "microblog", "video"]
-
-/** The defaults of every FEED_* variable (tests build their configuration from these). */
-export const deliveryDefaults = (sandbox: boolean): DeliveryConfig => ({
-  pollIntervalSeconds: sandbox ? 15 : 300,
-  pollIntervalSecondsByModule: {},
-  maxItemAgeHours: 24,
-  maxItemsPerPoll: 5,
-  offlineGraceSeconds: 300,
-  failedAfterHours: 24,
-  fetchTimeoutMs: 15_000,
-  maxBodyBytes: 5 * 1024 * 1024,
-  hostConcurrency: 2,
-  contact: undefined,
-  userAgent: undefined
-})
+export type { DeliveryConfig, PushConfig } from "./DeliveryConfig.ts"
+export { deliveryDefaults } from "./DeliveryConfig.ts"
 
 export interface AppConfigShape {
   readonly port: number
@@ -78,11 +47,18 @@ export interface AppConfigShape {
   readonly auditRetentionDays: number | undefined
   /** ROLE (default all). */
   readonly role: Role
+  /**
+   * JOB_UPKEEP_INTERVAL_SECONDS (default 60): how often a worker's job engine does its upkeep,
+   * which also hands the jobs of a worker that died (no heartbeat for 10 s) to the others.
+   */
+  readonly jobUpkeepIntervalSeconds?: number | undefined
   readonly delivery: DeliveryConfig
   /** METRICS_TOKEN: GET /metrics is served only when set, to that bearer token (README "Observing"). */
   readonly metricsToken?: Redacted.Redacted<string> | undefined
   /** OTEL_EXPORTER_OTLP_ENDPOINT: traces go there over OTLP/HTTP when set; tracing is off otherwise. */
   readonly otlpEndpoint?: string | undefined
+  /** PUSH_*: push connectors (absent: PUSH=auto with the defaults). */
+  readonly push?: PushConfig | undefined
 }
 
 export class AppConfig extends Context.Service<AppConfig, AppConfigShape>()("gateway/AppConfig") {}
@@ -181,10 +157,17 @@ const fields = {
     Config.map((n) => n === undefined || n > 0 ? n : invalid("AUDIT_RETENTION_DAYS", `expected a positive number of days, got ${n}`))
   ),
   role: Config.Literals(["all", "api", "worker"], "ROLE").pipe(Config.withDefault("all" as const)),
+  jobUpkeepIntervalSeconds: positiveInt("JOB_UPKEEP_INTERVAL_SECONDS", 60),
   metricsToken: Config.option(Config.Redacted("METRICS_TOKEN")).pipe(Config.map(Option.getOrUndefined)),
   otlpEndpoint: optionalString("OTEL_EXPORTER_OTLP_ENDPOINT").pipe(
     Config.map((u) => u === undefined || /^https?:\/\/[^/]+/.test(u) ? u : invalid("OTEL_EXPORTER_OTLP_ENDPOINT", `expected an http(s) URL, got ${u}`))
   ),
+  push: Config.all({
+    mode: Config.Literals(["auto", "on", "off"], "PUSH").pipe(Config.withDefault("auto" as const)),
+    leaseSeconds: positiveInt("PUSH_LEASE_SECONDS", 432_000),
+    sweepSeconds: positiveInt("PUSH_SWEEP_SECONDS", 60),
+    websubHubUrl: optionalString("PUSH_WEBSUB_HUB_URL")
+  }),
   delivery
 }
 const raw = Config.all(fields)
@@ -228,9 +211,9 @@ const check = (c: Config.Success<typeof raw>, problems: Array<string>): AppConfi
   const { tokenKey: _k, ...rest } = c
   const publicUrl = (c.publicUrl ?? `http://${c.host.includes(":") ? `[${c.host}]` : c.host}:${c.port}`).replace(/\/+$/, "")
   if (!/^https?:\/\/[^/]+/.test(publicUrl)) invalid("PUBLIC_URL", `expected an http(s) URL, got ${publicUrl}`)
-  // In sandbox mode without an allowlist, sign-ins may land on the sandbox's own page or a local client.
+  // In sandbox mode without an allowlist, sign-ins may land on the sandbox's own page, the control panel or a local client.
   const allowedRedirectUris = sandbox && c.allowedRedirectUris.length === 0
-    ? [`${publicUrl}/sandbox/callback`, "http://127.0.0.1/callback", "http://localhost/callback"]
+    ? [`${publicUrl}/sandbox/callback`, `${publicUrl}/app/callback`, "http://127.0.0.1/callback", "http://localhost/callback"]
     : c.allowedRedirectUris
   const unusable = makeRedirectAllowlist(allowedRedirectUris).invalid
   if (unusable.length > 0) {

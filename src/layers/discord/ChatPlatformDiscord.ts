@@ -18,6 +18,7 @@ import { DiscordRateLimits } from "./DiscordRateLimits.ts"
 import { makeDiscordReads } from "./DiscordReads.ts"
 import type { DiscordRestOptions } from "./DiscordRest.ts"
 import { defaultUserAgent, makeDiscordRest } from "./DiscordRest.ts"
+import { makeDiscordMessages } from "./DiscordMessages.ts"
 import { makeDiscordWebhooks } from "./DiscordWebhooks.ts"
 
 /**
@@ -33,7 +34,7 @@ export interface DiscordChatPlatformOptions extends DiscordRestOptions, DiscordR
 const make = Effect.fnUntraced(function*(options: DiscordChatPlatformOptions) {
   const rest = yield* makeDiscordRest(options)
   const reads = yield* makeDiscordReads(options, rest)
-  return ChatPlatform.of({ ...makeDiscordOAuth(options, rest), ...reads, ...makeDiscordWebhooks(rest) })
+  return ChatPlatform.of({ ...makeDiscordOAuth(options, rest), ...reads, ...makeDiscordWebhooks(rest), ...makeDiscordMessages(rest) })
 })
 
 /** The live layer. Needs an `HttpClient` and a `RateLimiterStore` (shared budget across instances). */

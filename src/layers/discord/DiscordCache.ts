@@ -3,9 +3,9 @@
  * argument, so identical concurrent reads make one upstream call (coalescing) and answers are kept
  * for a TTL. Failures are never kept.
  */
-import { Cache, Duration, Equal, Exit, Hash, Redacted } from "effect"
-import type { Effect } from "effect"
+import { Cache, Duration, Effect, Equal, Exit, Hash, Redacted } from "effect"
 import type { PlatformError } from "../../services/ChatPlatform.ts"
+import { lookupCounter } from "../../services/Metrics.ts"
 import { tokenHash } from "./DiscordRateLimits.ts"
 
 export interface DiscordCacheOptions {
@@ -53,12 +53,23 @@ export class Key {
 const ttlFor = (input: Duration.Input) => (exit: Exit.Exit<unknown, unknown>) =>
   Exit.isSuccess(exit) ? input : Duration.zero
 
-/** A cache of `capacity` entries whose successes live `timeToLive`. */
+/**
+ * A cache of `capacity` entries whose successes live `timeToLive`; each read counted as a hit (an
+ * entry kept or in flight) or a miss under `discord.<name>` (services/Metrics.ts).
+ */
 export const cached = <A>(
+  name: string,
   capacity: number,
   timeToLive: Duration.Input,
   lookup: (key: Key) => Effect.Effect<A, PlatformError>
-) => Cache.makeWith(lookup, { capacity, timeToLive: ttlFor(timeToLive) })
+) =>
+  Effect.map(Cache.makeWith(lookup, { capacity, timeToLive: ttlFor(timeToLive) }), (cache) => {
+    const count = lookupCounter(`discord.${name}`)
+    return {
+      get: (key: Key) => Effect.flatMap(Cache.has(cache, key), (found) => Effect.andThen(count(found), Cache.get(cache, key))),
+      invalidate: (key: Key) => Cache.invalidate(cache, key)
+    }
+  })
 
 /** Makes the keys of one client instance. */
 export const makeKeys = () => {

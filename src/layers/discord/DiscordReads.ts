@@ -2,7 +2,7 @@
  * What the gateway reads from Discord (users, guilds, channels, roles, webhooks), each through its
  * cache (DiscordCache.ts), and webhook creation, which invalidates its channel's cached list.
  */
-import { Cache, Effect, Redacted, Schema } from "effect"
+import { Effect, Redacted, Schema } from "effect"
 import type { ChatPlatform } from "../../services/ChatPlatform.ts"
 import type { DiscordCacheOptions } from "./DiscordCache.ts"
 import { cached, cacheTtls, Key, makeKeys } from "./DiscordCache.ts"
@@ -18,7 +18,7 @@ const get = (auth: Auth, route: string, path: string, major = "") =>
 
 export type DiscordReads = Omit<
   ChatPlatform["Service"],
-  "authorizeUrl" | "exchangeCode" | "refreshToken" | "revokeToken" | "executeWebhook"
+  "authorizeUrl" | "exchangeCode" | "refreshToken" | "revokeToken" | "executeWebhook" | "sendDirectMessage"
 >
 
 export const makeDiscordReads = Effect.fnUntraced(function*(options: DiscordCacheOptions, { request }: DiscordRest) {
@@ -26,27 +26,27 @@ export const makeDiscordReads = Effect.fnUntraced(function*(options: DiscordCach
   const ttl = cacheTtls(options)
   const keyOf = makeKeys()
 
-  const currentUser = yield* cached(capacity, ttl.me, (k) => request(get(bearer(k.token), "/users/@me", "/users/@me"), User))
-  const userGuilds = yield* cached(capacity, ttl.guildList, (k) =>
+  const currentUser = yield* cached("user", capacity, ttl.me, (k) => request(get(bearer(k.token), "/users/@me", "/users/@me"), User))
+  const userGuilds = yield* cached("guilds", capacity, ttl.guildList, (k) =>
     request(get(bearer(k.token), "/users/@me/guilds", "/users/@me/guilds"), Schema.Array(GuildSummary)))
-  const botUser = yield* cached(capacity, ttl.me, (k) => request(get(bot(k.token), "/users/@me", "/users/@me"), User))
-  const botGuilds = yield* cached(capacity, ttl.guildList, (k) =>
+  const botUser = yield* cached("bot_user", capacity, ttl.me, (k) => request(get(bot(k.token), "/users/@me", "/users/@me"), User))
+  const botGuilds = yield* cached("bot_guilds", capacity, ttl.guildList, (k) =>
     request(get(bot(k.token), "/users/@me/guilds", "/users/@me/guilds"), Schema.Array(GuildSummary)))
-  const guild = yield* cached(capacity, ttl.guild, (k) =>
+  const guild = yield* cached("guild", capacity, ttl.guild, (k) =>
     request(get(bot(k.token), "/guilds/:guild", `/guilds/${encodeURIComponent(k.arg)}`, k.arg), Guild))
-  const channels = yield* cached(capacity, ttl.guild, (k) =>
+  const channels = yield* cached("channels", capacity, ttl.guild, (k) =>
     request(
       get(bot(k.token), "/guilds/:guild/channels", `/guilds/${encodeURIComponent(k.arg)}/channels`, k.arg),
       Schema.Array(Channel)
     ))
-  const roles = yield* cached(capacity, ttl.guild, (k) =>
+  const roles = yield* cached("roles", capacity, ttl.guild, (k) =>
     request(get(bot(k.token), "/guilds/:guild/roles", `/guilds/${encodeURIComponent(k.arg)}/roles`, k.arg), Schema.Array(Role)))
-  const webhooks = yield* cached(capacity, ttl.webhooks, (k) =>
+  const webhooks = yield* cached("webhooks", capacity, ttl.webhooks, (k) =>
     request(
       get(bot(k.token), "/channels/:channel/webhooks", `/channels/${encodeURIComponent(k.arg)}/webhooks`, k.arg),
       Schema.Array(Webhook)
     ).pipe(Effect.map((list) => list.map(toWebhook))))
-  const webhookWithToken = yield* cached(capacity, ttl.user, (k) => {
+  const webhookWithToken = yield* cached("webhook", capacity, ttl.user, (k) => {
     const major = `${k.arg}/${tokenHash(Redacted.value(k.token))}`
     return request({
       method: "GET",
@@ -58,14 +58,14 @@ export const makeDiscordReads = Effect.fnUntraced(function*(options: DiscordCach
   })
 
   const reads: DiscordReads = {
-    getCurrentUser: (token) => Cache.get(currentUser, keyOf("Bearer", "user", token)),
-    getCurrentUserGuilds: (token) => Cache.get(userGuilds, keyOf("Bearer", "guilds", token)),
-    getBotUser: (token) => Cache.get(botUser, keyOf("Bot", "user", token)),
-    getBotGuilds: (token) => Cache.get(botGuilds, keyOf("Bot", "guilds", token)),
-    getGuild: (token, guildId) => Cache.get(guild, keyOf("Bot", "guild", token, guildId)),
-    getGuildChannels: (token, guildId) => Cache.get(channels, keyOf("Bot", "channels", token, guildId)),
-    getGuildRoles: (token, guildId) => Cache.get(roles, keyOf("Bot", "roles", token, guildId)),
-    getChannelWebhooks: (token, channelId) => Cache.get(webhooks, keyOf("Bot", "webhooks", token, channelId)),
+    getCurrentUser: (token) => currentUser.get(keyOf("Bearer", "user", token)),
+    getCurrentUserGuilds: (token) => userGuilds.get(keyOf("Bearer", "guilds", token)),
+    getBotUser: (token) => botUser.get(keyOf("Bot", "user", token)),
+    getBotGuilds: (token) => botGuilds.get(keyOf("Bot", "guilds", token)),
+    getGuild: (token, guildId) => guild.get(keyOf("Bot", "guild", token, guildId)),
+    getGuildChannels: (token, guildId) => channels.get(keyOf("Bot", "channels", token, guildId)),
+    getGuildRoles: (token, guildId) => roles.get(keyOf("Bot", "roles", token, guildId)),
+    getChannelWebhooks: (token, channelId) => webhooks.get(keyOf("Bot", "webhooks", token, channelId)),
     createWebhook: (token, channelId, name) => {
       const auth = bot(token)
       return request({
@@ -76,11 +76,11 @@ export const makeDiscordReads = Effect.fnUntraced(function*(options: DiscordCach
         target: { identity: identityOf(auth), route: "POST /channels/:channel/webhooks", major: channelId }
       }, Webhook).pipe(
         Effect.map(toWebhook),
-        Effect.tap(() => Cache.invalidate(webhooks, keyOf("Bot", "webhooks", token, channelId)))
+        Effect.tap(() => webhooks.invalidate(keyOf("Bot", "webhooks", token, channelId)))
       )
     },
     getWebhookWithToken: (webhookId, webhookToken) =>
-      Cache.get(webhookWithToken, new Key(`webhook:${webhookId}:${tokenHash(Redacted.value(webhookToken))}`, webhookToken, webhookId))
+      webhookWithToken.get(new Key(`webhook:${webhookId}:${tokenHash(Redacted.value(webhookToken))}`, webhookToken, webhookId))
   }
   return reads
 })

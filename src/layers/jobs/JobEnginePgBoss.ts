@@ -7,7 +7,7 @@
  * What it costs: no LISTEN/NOTIFY (workers poll, `pollingInterval`) and no pg-boss-owned
  * transactions (`transactional` workers); handlers open their own with `sql.withTransaction`.
  */
-import { Context, Duration, Effect, Exit, Layer, Option, Result, Schema } from "effect"
+import { Context, Duration, Effect, Exit, Layer, Metric, Option, Result, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { AssertionError } from "node:assert"
 import { PgBoss } from "pg-boss"
@@ -21,6 +21,7 @@ import {
   JobPayloadInvalid
 } from "../../services/JobEngine.ts"
 import type { JobInfo, JobQueue, WorkOptions } from "../../services/JobEngine.ts"
+import { jobQueueJobs, sampleOnScrape } from "../../services/Metrics.ts"
 import { makePgBossDb } from "./PgBossDb.ts"
 import {
   defined,
@@ -52,6 +53,8 @@ export interface JobEnginePgBossOptions {
   readonly schedule?: boolean
   /** This process in pg-boss's instance registry, e.g. "worker". */
   readonly instanceName?: string
+  /** How often upkeep runs and the queues' counts (the job_queue_jobs gauges) are refreshed (default 60 s; whole seconds). */
+  readonly superviseInterval?: Duration.Input
 }
 
 const engineError = (reason: JobEngineError["reason"]) => new JobEngineError({ reason })
@@ -107,7 +110,11 @@ export const makeJobEngine = (options: JobEnginePgBossOptions = {}) =>
           migrate: true,
           supervise: options.supervise ?? true,
           schedule: options.schedule ?? true,
-          instanceName: options.instanceName
+          instanceName: options.instanceName,
+          ...(options.superviseInterval === undefined ? {} : (() => {
+            const every = Math.max(1, Math.round(seconds(options.superviseInterval)))
+            return { superviseIntervalSeconds: every, monitorIntervalSeconds: every }
+          })())
         })),
       catch: (error) => engineError(new JobOptionsInvalid({ message: error instanceof Error ? error.message : String(error) }))
     })
@@ -124,6 +131,16 @@ export const makeJobEngine = (options: JobEnginePgBossOptions = {}) =>
           Effect.catch((error) => Effect.logWarning(`pg-boss did not stop cleanly: ${error.reason.message}`))
         )
     )
+
+    // The queues' gauges at each scrape of /metrics: pg-boss's counts, which its monitor refreshes
+    // every supervise interval (in whichever process supervises).
+    yield* sampleOnScrape(call("queueStats", () => boss.getQueues()).pipe(
+      Effect.flatMap((rows) =>
+        Effect.forEach(rows.map(toQueueStats), (q) =>
+          Effect.forEach([["queued", q.queued], ["active", q.active], ["failed", q.failed]] as const, ([state, n]) =>
+            Metric.update(Metric.withAttributes(jobQueueJobs, { queue: q.queue, state }), n), { discard: true }), { discard: true })
+      )
+    ))
 
     /** pg-boss's `db` bound to the caller: its statements join the caller's transaction, if any. */
     const withCallerDb = <A>(f: (db: Db) => Promise<A>, operation: string) =>
@@ -175,6 +192,7 @@ export const makeJobEngine = (options: JobEnginePgBossOptions = {}) =>
             batchSize: o.batchSize ?? 1,
             localConcurrency: o.localConcurrency ?? 1,
             pollingIntervalSeconds: o.pollingInterval === undefined ? pollingIntervalSeconds : seconds(o.pollingInterval),
+            ...(o.burst === true ? { burstWhenBatchFull: true } : {}),
             perJobResults: true
           }, callback))
         // Closing: stop claiming, and wait for the jobs in hand (SIGTERM drains).

@@ -42,6 +42,7 @@ export const queueOptions = (o: QueueOptions, defaults: RetentionDefaults) => {
     ...retryOptions(o),
     policy: o.policy,
     deadLetter: o.deadLetter,
+    heartbeatSeconds: opt(o.heartbeat, (d) => Math.max(10, wholeSeconds(d))),
     deleteAfterSeconds: wholeSeconds(o.deleteAfter ?? defaults.deleteAfter),
     retentionSeconds: atLeastOne(o.retention ?? defaults.retention)
   })

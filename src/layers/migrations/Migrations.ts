@@ -5,12 +5,16 @@ import initial from "./0001_initial.ts"
 import audit from "./0004_audit.ts"
 import delivery from "./0005_delivery.ts"
 import platformRefreshClaim from "./0006_platform_refresh_claim.ts"
+import feedInsight from "./0007_feed_insight.ts"
+import push from "./0008_push.ts"
 
 export const migrations = {
   "0001_initial": initial,
   "0004_audit": audit,
   "0005_delivery": delivery,
-  "0006_platform_refresh_claim": platformRefreshClaim
+  "0006_platform_refresh_claim": platformRefreshClaim,
+  "0007_feed_insight": feedInsight,
+  "0008_push": push
 }
 
 const run = Migrator.make({})

@@ -16,6 +16,7 @@ import { lookup } from "node:dns/promises"
 import { BlockList, isIP } from "node:net"
 import { BadRequest, NotFound, RequestTimeout, ServiceUnavailable } from "../../domain/Errors.ts"
 import type { RssInfo } from "../../services/ExternalSources.ts"
+import { countUpstream } from "../../services/Metrics.ts"
 import { RETRY_AFTER_SECONDS, retryAfter } from "./Upstream.ts"
 import type { Upstream } from "./Upstream.ts"
 
@@ -175,6 +176,9 @@ export const makeRss = (u: Upstream, options: RssOptions) => {
           }
         })).pipe(
           Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" }),
+          // User-given URLs: counted without their path (services/Metrics.ts).
+          Effect.tap((r) => countUpstream("rss", "GET :feed", r.status)),
+          Effect.tapError(() => countUpstream("rss", "GET :feed", undefined)),
           Effect.mapError((e): BadRequest | ServiceUnavailable =>
             refusedPrivate(e) ? BadRequest.of(`${shown} points to a private or loopback address.`) : fail(`could not reach ${url.host}`))
         )

@@ -8,6 +8,7 @@ import type { Option } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { RequestTimeout, ServiceUnavailable } from "../../domain/Errors.ts"
 import { dependencyFailed, dependencySucceeded } from "../../services/DependencyHealth.ts"
+import { countUpstream, upstreamRoute } from "../../services/Metrics.ts"
 
 export const DEFAULT_TIMEOUT: Duration.Input = "10 seconds"
 
@@ -62,21 +63,29 @@ export const retryAfter = (headers: Readonly<Record<string, string>>): number | 
  * ServiceUnavailable (with the upstream's Retry-After); anything else is returned, 401 included
  * (an app token may be renewed on it). Use `send` unless you handle 401 yourself.
  */
-export const sendRaw = (u: Upstream, request: HttpClientRequest.HttpClientRequest): Effect.Effect<Answer, RequestTimeout | ServiceUnavailable> =>
-  u.client.execute(request).pipe(
+export const sendRaw = (u: Upstream, request: HttpClientRequest.HttpClientRequest): Effect.Effect<Answer, RequestTimeout | ServiceUnavailable> => {
+  // Counted by platform and route template (services/Metrics.ts): `error` when no answer came.
+  const count = (status: number | undefined) => countUpstream(u.service.toLowerCase(), upstreamRoute(request.method, request.url), status)
+  return u.client.execute(request).pipe(
     Effect.flatMap((response) =>
       response.text.pipe(
         Effect.map((text): Answer => ({ status: response.status, headers: response.headers, body: parseJson(text) }))
       )
     ),
+    Effect.tap((answer) => count(answer.status)),
     Effect.catch((error) =>
       dependencyFailed(dependencyOf(u), { source: u.source, reason: error.reason._tag }).pipe(
+        Effect.andThen(count(undefined)),
         Effect.andThen(Effect.fail(unavailable(u, "is unreachable")))
       )
     ),
     Effect.timeoutOrElse({
       duration: u.timeout,
-      orElse: () => dependencyFailed(dependencyOf(u), { source: u.source, reason: "timeout" }).pipe(Effect.andThen(Effect.fail(timedOut(u))))
+      orElse: () =>
+        dependencyFailed(dependencyOf(u), { source: u.source, reason: "timeout" }).pipe(
+          Effect.andThen(count(undefined)),
+          Effect.andThen(Effect.fail(timedOut(u)))
+        )
     }),
     Effect.flatMap((answer) =>
       answer.status >= 500 || answer.status === 429
@@ -86,6 +95,7 @@ export const sendRaw = (u: Upstream, request: HttpClientRequest.HttpClientReques
         : Effect.as(dependencySucceeded(dependencyOf(u)), answer)
     )
   )
+}
 
 /** A 401 means the gateway's own credentials were refused: ServiceUnavailable, logged. */
 export const refuseUnauthorized = (u: Upstream) => (answer: Answer): Effect.Effect<Answer, ServiceUnavailable> =>

@@ -5,6 +5,7 @@ import { Effect, Redacted } from "effect"
 import type { Scope } from "effect"
 import { mkdirSync } from "node:fs"
 import { createServer } from "node:net"
+import { lockDataDir } from "./DataDirLock.ts"
 
 /** A free loopback port (bound, read, released). */
 export const freePort = () =>
@@ -18,9 +19,14 @@ export const freePort = () =>
     })
   })
 
-/** Starts PGlite (in `dataDir`, or in memory for "memory://") and returns a PostgreSQL URL to it. */
+/**
+ * Starts PGlite (in `dataDir`, or in memory for "memory://") and returns a PostgreSQL URL to it.
+ * A folder is locked for this process first (DataDirLock.ts): PGlite itself takes no lock, and two
+ * processes on one folder would corrupt it.
+ */
 export const embeddedPostgres = (dataDir: string): Effect.Effect<Redacted.Redacted<string>, Error, Scope.Scope> =>
   Effect.gen(function*() {
+    if (dataDir !== "memory://") yield* lockDataDir(dataDir)
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: async () => {

@@ -9,6 +9,7 @@
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { DisplayInfo, FeedModules } from "../../domain/Feed.ts"
+import { isStorableFeedId } from "../../domain/Ids.ts"
 import { FeedModuleName } from "../../domain/Platform.ts"
 import { FeedsRepo, isOfModule } from "../../services/FeedsRepo.ts"
 import type { FeedRecord, FeedScope, NewFeed } from "../../services/FeedsRepo.ts"
@@ -78,13 +79,17 @@ export const FeedsRepoSql = Layer.effect(FeedsRepo, Effect.gen(function*() {
   const inScope = <M extends FeedModuleName>(scope: FeedScope<M>) => (row: Option.Option<typeof Row.Type>) =>
     Option.filter(Option.map(row, toRecord), isOfModule(scope.module))
 
+  // A canonical id beyond int8 (any length passes the route) names no feed: no query, which the
+  // database would refuse; every reader of a feed by id (feeds, delivery insight) gets a 404.
+  const none = Effect.succeed(Option.none())
   return FeedsRepo.of({
     list: (scope) => defect(listRows(scope).pipe(Effect.map((rows) => rows.map(toRecord).filter(isOfModule(scope.module))), db), "list"),
     count: (scope) => defect(countRows(scope).pipe(db), "count"),
-    find: (scope, id) => defect(findRow({ ...scope, id }).pipe(Effect.map(inScope(scope)), db), "find"),
+    find: (scope, id) =>
+      isStorableFeedId(id) ? defect(findRow({ ...scope, id }).pipe(Effect.map(inScope(scope)), db), "find") : none,
     insert: (feed, limit) => defect(insert(feed, limit), "insert"),
     updateOptions: (scope, id, options, displayInfo) =>
-      defect(
+      !isStorableFeedId(id) ? none : defect(
         updateRow({
           ...scope,
           id,
@@ -94,7 +99,7 @@ export const FeedsRepoSql = Layer.effect(FeedsRepo, Effect.gen(function*() {
         "updateOptions"
       ),
     remove: (scope, id) =>
-      defect(
+      !isStorableFeedId(id) ? Effect.succeed(false) : defect(
         sql`DELETE FROM feeds WHERE id = ${id} AND bot_id = ${scope.botId} AND server_id = ${scope.serverId}
           AND module = ${scope.module} RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), db),
         "remove"

@@ -20,6 +20,7 @@ import { createHash } from "node:crypto"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import type { RequestTimeout, ServiceUnavailable } from "../../domain/Errors.ts"
 import type { Board } from "../../domain/Form.ts"
+import { lookupCounter } from "../../services/Metrics.ts"
 import { TaskBoard } from "../../services/TaskBoard.ts"
 import type { Pairing } from "../../services/TaskboardPairings.ts"
 import { TaskboardPairings } from "../../services/TaskboardPairings.ts"
@@ -103,9 +104,11 @@ const make = (options: TaskBoardOptions) =>
       timeToLive: (exit) => (Exit.isSuccess(exit) ? ttl : Duration.zero)
     })
 
+    const count = lookupCounter("taskboard.boards")
+    const read = (key: BoardsKey) => Effect.flatMap(Cache.has(cache, key), (found) => Effect.andThen(count(found), Cache.get(cache, key)))
     const boards = (serverId: string): Effect.Effect<ReadonlyArray<Board> | undefined, RequestTimeout | ServiceUnavailable> =>
       Effect.flatMap(options.pairings(serverId), (pairing) =>
-        pairing === undefined ? Effect.succeed(undefined) : Cache.get(cache, keyOf(serverId, pairing)))
+        pairing === undefined ? Effect.succeed(undefined) : read(keyOf(serverId, pairing)))
 
     return TaskBoard.of({ boards })
   })

@@ -12,6 +12,7 @@ import { ForumTwin } from "./Forum.ts"
 import { MicroblogTwin } from "./Microblog.ts"
 import { PhotoTwin } from "./Photo.ts"
 import { PublishRoute } from "./Publish.ts"
+import { PushHubRoutes } from "../PushHub.ts"
 import { RssTwin } from "./Rss.ts"
 import { StreamingTwin } from "./Streaming.ts"
 import { TaskBoardTwin } from "./TaskBoard.ts"
@@ -26,5 +27,7 @@ export const SourcesRoutes: Layer.Layer<never, never, HttpRouter.HttpRouter> = L
   ...ForumTwin,
   ...RssTwin,
   ...TaskBoardTwin,
-  PublishRoute
+  PublishRoute,
+  // The push twins (WebSub hub, EventSub): src/sandbox/PushHub.ts.
+  PushHubRoutes
 ).pipe(Layer.provide(SandboxState.layer), Layer.provide(SourceState.layer))

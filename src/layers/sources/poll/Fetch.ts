@@ -11,6 +11,7 @@ import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import type { HttpClientResponse } from "effect/http"
 import { createHash } from "node:crypto"
 import { PollFailed, type PollResult, type PollState } from "../../../services/SourcePoller.ts"
+import { countUpstream, upstreamRoute } from "../../../services/Metrics.ts"
 import { refusedPrivate } from "../Rss.ts"
 
 export interface FetchSettings {
@@ -43,6 +44,8 @@ export interface FetchRequest {
   readonly previous?: PollState | undefined
   /** Overrides the per-host limit (platform APIs take more than a blog). */
   readonly concurrency?: number | undefined
+  /** The platform in metrics (`twitch`…); without it a user-given URL, counted as `rss` with no path. */
+  readonly platform?: string | undefined
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308])
@@ -208,7 +211,12 @@ export const makeFetcher = (settings: FetchSettings) =>
           const limit = req.concurrency ?? settings.hostConcurrency
           // Keyed by limit too: a platform API and feeds on one host (the sandbox) keep their own limits.
           const via = req.guard !== undefined ? settings.guardedClient ?? client : client
-          const result = yield* perHost(`${limit}@${url.host}`, limit, hop(request, req.name, via))
+          const route = req.platform === undefined ? "GET :feed" : upstreamRoute(request.method, request.url)
+          const count = (status: number | undefined) => countUpstream(req.platform ?? "rss", route, status)
+          const result = yield* perHost(`${limit}@${url.host}`, limit, hop(request, req.name, via)).pipe(
+            Effect.tap((h) => count(h._tag === "Done" ? h.fetched.status : h.status)),
+            Effect.tapError((e) => count(e.status))
+          )
           if (result._tag === "Done") return result.fetched
           if (result.location === undefined || result.location.trim() === "") {
             return yield* Effect.fail(failed("http", `${req.name} answered ${result.status} without saying where to.`, { status: result.status }))

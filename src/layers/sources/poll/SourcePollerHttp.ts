@@ -81,17 +81,19 @@ const make = (options: SourcePollerHttpOptions) =>
       guardedClient: options.rss?.allowPrivateAddresses === true ? undefined : yield* makePublicOnlyClient({ resolve: options.rss?.resolve })
     })
     const api = options.apiConcurrency ?? 8
+    // Each platform's calls are counted under its name (services/Metrics.ts); rss stays unlabelled (user URLs).
+    const labelled = (platform: string): typeof fetcher => ({ fetch: (req) => fetcher.fetch({ platform, ...req }) })
     const connectors: Record<FeedModuleName, Connector> = {
       rss: makeRssPoller(fetcher, options.rss ?? {}),
       forum: options.forum === undefined
         ? notConfigured("forum")
-        : yield* makeForumPoller(fetcher, { concurrency: api, ...options.forum }, userAgent),
+        : yield* makeForumPoller(labelled("reddit"), { concurrency: api, ...options.forum }, userAgent),
       streaming: options.streaming === undefined
         ? notConfigured("streaming")
-        : yield* makeStreamingPoller(fetcher, { concurrency: api, offlineGraceSeconds: options.offlineGraceSeconds, ...options.streaming }),
-      video: options.video === undefined ? notConfigured("video") : makeVideoPoller(fetcher, { concurrency: api, ...options.video }),
-      microblog: options.microblog === undefined ? notConfigured("microblog") : makeMicroblogPoller(fetcher, { concurrency: api, ...options.microblog }),
-      photo: options.photo === undefined ? notConfigured("photo") : makePhotoPoller(fetcher, { concurrency: api, ...options.photo })
+        : yield* makeStreamingPoller(labelled("twitch"), { concurrency: api, offlineGraceSeconds: options.offlineGraceSeconds, ...options.streaming }),
+      video: options.video === undefined ? notConfigured("video") : makeVideoPoller(labelled("youtube"), { concurrency: api, ...options.video }),
+      microblog: options.microblog === undefined ? notConfigured("microblog") : makeMicroblogPoller(labelled("x"), { concurrency: api, ...options.microblog }),
+      photo: options.photo === undefined ? notConfigured("photo") : makePhotoPoller(labelled("instagram"), { concurrency: api, ...options.photo })
     }
 
     const pollMany: SourcePoller["Service"]["pollMany"] = (module, sources) => {

@@ -1,9 +1,14 @@
-/** The logs query, on every implementation (in-memory, SQL on PGlite, SQL on PostgreSQL when configured). */
+/**
+ * The AuditLog contract: the logs query (pages, order, filters by module and time, scope, the wire
+ * shape, 400s naming each bad parameter) and append-then-query, on every layer. A layer comes with a
+ * Seeder (test/audit/AuditHarness.ts) that writes entries at chosen times.
+ */
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import type { Layer } from "effect"
 import type { AuditLogQuery } from "../../src/domain/AuditLog.ts"
 import { AuditLog } from "../../src/services/AuditLog.ts"
-import { BOT, entry, freshServer, seedMany, Seeder, targets } from "./AuditHarness.ts"
+import { BOT, entry, freshServer, seedMany, Seeder } from "../audit/AuditHarness.ts"
 
 const T0 = Date.UTC(2024, 0, 1)
 const query = (serverId: string, q: AuditLogQuery = {}, botId = BOT) => AuditLog.use((log) => log.query({ botId, serverId }, q))
@@ -18,8 +23,8 @@ const badPaths = (q: AuditLogQuery) =>
     })
   )
 
-for (const target of targets) {
-  layer(target.layer, { timeout: 60_000, excludeTestServices: true })(`audit log query: ${target.name}`, (it) => {
+export const auditLogContract = (name: string, auditLayer: Layer.Layer<AuditLog | Seeder, unknown>) =>
+  layer(auditLayer, { timeout: 60_000, excludeTestServices: true })(`AuditLog contract (${name})`, (it) => {
     it.effect("an empty log has page_max 1 and no entries", () =>
       Effect.gen(function*() {
         const page = yield* query(freshServer())
@@ -186,4 +191,3 @@ for (const target of targets) {
         }
       }))
   })
-}

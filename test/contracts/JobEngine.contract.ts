@@ -1,15 +1,18 @@
 /**
- * The job engine on pg-boss, on PGlite (one connection) and on PostgreSQL (TEST_DATABASE_URL):
- * running, retrying, deduplicating, sharing a queue between two engines, draining on close.
- * The interleaving proof for PGlite's single connection is in Interleaving.test.ts.
+ * The JobEngine contract: running, retrying with backoff, failing for good (JobNoRetry, a payload
+ * that no longer decodes), deduplicating sends, deferring, joining the caller's transaction,
+ * schedules, two engines sharing a queue, draining on close. The fixture gives what only the layer
+ * knows: another engine on the same storage (one more in this process, or as another process
+ * would connect) and the schedules it stored.
  */
 import { assert, layer } from "@effect/vitest"
-import { Deferred, Effect, Exit, Fiber, Layer, Option, Schema, Scope } from "effect"
+import { Deferred, Effect, Exit, Fiber, Option, Schema, Scope } from "effect"
+import type { Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import { JobEngine, JobNoRetry, JobQueue } from "../../src/services/JobEngine.ts"
-import { dbKinds, rawDb } from "../utils/Db.ts"
-import { anotherEngine, engineDb, suiteOptions, waitUntil } from "./JobEngineHarness.ts"
+import type { JobEngineError } from "../../src/services/JobEngine.ts"
+import { waitUntil } from "../jobs/JobEngineHarness.ts"
 
 const N = Schema.Struct({ n: Schema.Number })
 
@@ -24,9 +27,21 @@ const sendOne = <A>(queue: JobQueue<A>, payload: A) =>
     Effect.map(Option.getOrThrow)
   )
 
-for (const kind of dbKinds) {
-  const options = suiteOptions()
-  layer(engineDb(kind, options), { excludeTestServices: true, timeout: "180 seconds" })(`job engine on ${kind}`, (it) => {
+export interface JobEngineFixture {
+  /** Another engine on the same storage, in this process, started in the current scope; `queues` declared at start. */
+  readonly another: (queues?: ReadonlyArray<JobQueue<unknown>>) => Effect.Effect<JobEngine["Service"], JobEngineError, SqlClient.SqlClient | Scope.Scope>
+  /** Another engine on the same storage as another process would connect to it, started in the current scope. */
+  readonly anotherProcess: Effect.Effect<JobEngine["Service"], unknown, SqlClient.SqlClient | Scope.Scope>
+  /** The schedules stored for a queue. */
+  readonly schedules: (queue: string) => Effect.Effect<ReadonlyArray<{ readonly key: string; readonly cron: string }>, unknown, SqlClient.SqlClient>
+}
+
+export const jobEngineContract = <E>(
+  name: string,
+  engineLayer: Layer.Layer<JobEngine | SqlClient.SqlClient, E>,
+  fixture: JobEngineFixture
+) =>
+  layer(engineLayer, { excludeTestServices: true, timeout: "180 seconds" })(`JobEngine contract (${name})`, (it) => {
     it.effect("send → work runs the handler once, with the decoded payload", () =>
       Effect.gen(function*() {
         const engine = yield* JobEngine
@@ -125,7 +140,7 @@ for (const kind of dbKinds) {
         assert.strictEqual(yield* stateOf(queue, dropped), "missing")
         // Queues listed for the engine are declared at start, so their first send may be in a transaction.
         const listed = JobQueue("listed-at-start", N)
-        const other = yield* anotherEngine({ ...options, queues: [listed] })
+        const other = yield* fixture.another([listed])
         assert.isTrue(Option.isSome(yield* sql.withTransaction(other.send(listed, { n: 1 }))))
         // What cannot join the transaction is refused there, not left waiting for it (PGlite).
         for (const refused of [engine.send(JobQueue("never-declared", N), { n: 1 }), engine.queueStats([queue]), engine.health]) {
@@ -137,9 +152,8 @@ for (const kind of dbKinds) {
     it.effect("schedules are stored and removed; a bad cron expression is refused", () =>
       Effect.gen(function*() {
         const engine = yield* JobEngine
-        const sql = yield* SqlClient.SqlClient
         const queue = JobQueue("cron", N)
-        const stored = sql<{ key: string; cron: string }>`SELECT key, cron FROM ${sql(options.schema!)}.schedule WHERE name = 'cron'`
+        const stored = fixture.schedules("cron")
         yield* engine.schedule(queue, "*/5 * * * *", { n: 1 }, { key: "every-5" })
         assert.deepStrictEqual(yield* stored, [{ key: "every-5", cron: "*/5 * * * *" }])
         yield* engine.unschedule(queue, "every-5")
@@ -163,11 +177,9 @@ for (const kind of dbKinds) {
           })
         const a = yield* JobEngine
         yield* a.work(queue, handler("a"), { batchSize: 3, localConcurrency: 2 })
-        // The second engine has its own pool on PostgreSQL (another process, in effect); on PGlite it
-        // shares the one connection there is.
-        const b = kind === "postgres"
-          ? yield* anotherEngine(options).pipe(Effect.provideContext(yield* Layer.build(rawDb(kind))))
-          : yield* anotherEngine(options)
+        // Another process, in effect: on PostgreSQL with a pool of its own; on PGlite it shares the
+        // one connection there is.
+        const b = yield* fixture.anotherProcess
         yield* b.work(queue, handler("b"), { batchSize: 3, localConcurrency: 2 })
         for (let n = 0; n < jobs; n++) yield* a.send(queue, { n })
         yield* waitUntil("every job to be processed", Effect.sync(() => processed.size === jobs), "60 seconds")
@@ -187,7 +199,7 @@ for (const kind of dbKinds) {
         const release = yield* Deferred.make<void>()
         let finished = false
         const scope = yield* Scope.make()
-        const engine = yield* anotherEngine(options).pipe(Scope.provide(scope))
+        const engine = yield* fixture.another().pipe(Scope.provide(scope))
         yield* engine.health
         yield* engine.work(queue, () =>
           Effect.gen(function*() {
@@ -211,4 +223,3 @@ for (const kind of dbKinds) {
         yield* shared.health
       }), 120_000)
   })
-}

@@ -1,22 +1,19 @@
+/**
+ * The FormsRepo contract: forms and their steps round-trip, scoped to (bot, server); transactions roll
+ * back; a value the database cannot store is a BadRequest at its path; the limit holds under
+ * concurrency; concurrent updates never mix two versions. On every layer.
+ */
 import { assert, layer } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Option } from "effect"
+import type { Layer } from "effect"
 import { BadRequest } from "../../src/domain/Errors.ts"
-import { FormsRepoSql } from "../../src/layers/sql/FormsRepoSql.ts"
 import { FormsLimitReached, FormsRepo } from "../../src/services/FormsRepo.ts"
-import { FormsRepoMemory } from "../layers/FormsRepoMemory.ts"
-import { dbKinds, testDb } from "../utils/Db.ts"
-import { BOT, formData, OTHER_SERVER, SERVER, step } from "./fixtures.ts"
+import { BOT, formData, OTHER_SERVER, SERVER, step } from "../forms/fixtures.ts"
 
 const scope = { botId: BOT, serverId: SERVER }
 
-// The in-memory layer of the API tests must behave like the SQL one: same suite.
-const repos: ReadonlyArray<readonly [string, Layer.Layer<FormsRepo, unknown>]> = [
-  ...dbKinds.map((kind) => [kind, FormsRepoSql.pipe(Layer.provide(testDb(kind)))] as const),
-  ["memory (test layer)", FormsRepoMemory]
-]
-
-for (const [kind, repoLayer] of repos) {
-  layer(repoLayer, { excludeTestServices: true })(`FormsRepo on ${kind}`, (it) => {
+export const formsRepoContract = (name: string, repoLayer: Layer.Layer<FormsRepo, unknown>) =>
+  layer(repoLayer, { excludeTestServices: true })(`FormsRepo contract (${name})`, (it) => {
     it.effect("round trip: create, read, list, update with steps reordered/added/removed, delete", () =>
       Effect.gen(function*() {
         const repo = yield* FormsRepo
@@ -156,4 +153,3 @@ for (const [kind, repoLayer] of repos) {
         )
       }))
   })
-}

@@ -1,20 +1,21 @@
+/**
+ * The FeedsRepo contract: feeds round-trip with their typed options, scoped to (bot, server, module);
+ * duplicates and the limit are decided with the insert; a failed transaction rolls back. On every layer.
+ */
 import { assert, layer } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
-import { SqlClient } from "effect/sql"
+import { Effect, Option } from "effect"
+import type { Layer } from "effect"
 import { ServiceUnavailable } from "../../src/domain/Errors.ts"
 import type { FeedModuleName } from "../../src/domain/Platform.ts"
-import { FeedsRepoSql } from "../../src/layers/sql/FeedsRepoSql.ts"
 import { FeedsRepo } from "../../src/services/FeedsRepo.ts"
 import type { NewFeed } from "../../src/services/FeedsRepo.ts"
-import { FeedsRepoMemory } from "../layers/FeedsRepoMemory.ts"
-import { dbKinds, testDb } from "../utils/Db.ts"
 
 const BOT = "200000000000000002"
 const SERVER = "300000000000000001"
-const scope = { botId: BOT, serverId: SERVER, module: "streaming" } as const
+export const scope = { botId: BOT, serverId: SERVER, module: "streaming" } as const
 
 /** A feed of `module` (streaming unless said), with options of that module: the SQL layer decodes them by it. */
-const feed = (identifier: string, webhookId = "330000000000000101", module: FeedModuleName = "streaming"): NewFeed => ({
+export const feed = (identifier: string, webhookId = "330000000000000101", module: FeedModuleName = "streaming"): NewFeed => ({
   ...scope,
   module,
   feedIdentifier: identifier,
@@ -25,13 +26,8 @@ const feed = (identifier: string, webhookId = "330000000000000101", module: Feed
   webhook: { id: webhookId, tokenEnc: "v1.k1.nonce.cipher", name: "Feeds", avatar: null, channelId: "310000000000000102" }
 })
 
-const suites = [
-  ...dbKinds.map((kind) => [kind, FeedsRepoSql.pipe(Layer.provideMerge(testDb(kind)))] as const),
-  ["memory", FeedsRepoMemory] as const
-]
-
-for (const [kind, repoLayer] of suites) {
-  layer(repoLayer, { excludeTestServices: true })(`FeedsRepo on ${kind}`, (it) => {
+export const feedsRepoContract = (name: string, repoLayer: Layer.Layer<FeedsRepo, unknown>) =>
+  layer(repoLayer, { excludeTestServices: true })(`FeedsRepo contract (${name})`, (it) => {
     it.effect("round trip: insert, find, list, count, update options, remove", () =>
       Effect.gen(function*() {
         const repo = yield* FeedsRepo
@@ -117,20 +113,3 @@ for (const [kind, repoLayer] of suites) {
         assert.strictEqual(yield* repo.count(s), 0)
       }))
   })
-}
-
-for (const kind of dbKinds) {
-  layer(FeedsRepoSql.pipe(Layer.provideMerge(testDb(kind))), { excludeTestServices: true })(`feeds table on ${kind}`, (it) => {
-    it.effect("stores the ciphertext only, and jsonb options as objects", () =>
-      Effect.gen(function*() {
-        const repo = yield* FeedsRepo
-        const sql = yield* SqlClient.SqlClient
-        const r = yield* repo.insert(feed("2001"), 50)
-        if (r._tag !== "Inserted") return assert.fail(r._tag)
-        const rows = yield* sql<{ webhook_token_enc: string; webhook_options: unknown }>`
-          SELECT webhook_token_enc, webhook_options FROM feeds WHERE id = ${r.feed.id}`
-        assert.strictEqual(rows[0]?.webhook_token_enc, "v1.k1.nonce.cipher")
-        assert.deepStrictEqual(rows[0]?.webhook_options, feed("2001").webhookOptions)
-      }))
-  })
-}

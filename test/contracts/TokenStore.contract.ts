@@ -1,14 +1,14 @@
-/** The TokenStore contract, on the in-memory layer and on every database kind. */
+/**
+ * The TokenStore contract: sign-in states, temporary tokens, access/refresh pairs and their rotation
+ * (the race grace, reuse revoking the family), revocation and the platform tokens, on every layer.
+ */
 import { assert, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
+import type { Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { randomUUID } from "node:crypto"
-import { TokenStoreCached } from "../../src/layers/cache/TokenStoreCached.ts"
-import { TokenStoreSql } from "../../src/layers/sql/TokenStoreSql.ts"
 import { newSecret, newToken, REFRESH_RACE_GRACE_MS, TokenStore } from "../../src/services/TokenStore.ts"
 import type { NewToken, TokenKind } from "../../src/services/TokenStore.ts"
-import { TokenStoreMemory } from "../layers/TokenStoreMemory.ts"
-import { dbKinds, testDb } from "../utils/Db.ts"
 
 const user = { id: "100000000000000001", username: "alice", discriminator: "0", globalName: null, avatar: null, locale: "en-US" }
 const token = (kind: TokenKind, ttlSeconds = 3600): NewToken => {
@@ -34,8 +34,8 @@ const signedIn = Effect.gen(function*() {
   return { familyId, ...pair }
 })
 
-const suite = (name: string, storeLayer: Layer.Layer<TokenStore, unknown>) =>
-  layer(storeLayer, { excludeTestServices: true })(`TokenStore (${name})`, (it) => {
+export const tokenStoreContract = (name: string, storeLayer: Layer.Layer<TokenStore, unknown>) =>
+  layer(storeLayer, { excludeTestServices: true })(`TokenStore contract (${name})`, (it) => {
     it.effect("tokens have the prefixes and 256 random bits in base64url", () =>
       Effect.sync(() => {
         assert.match(newToken("access"), /^bmg_at_[A-Za-z0-9_-]{43}$/)
@@ -236,7 +236,3 @@ const suite = (name: string, storeLayer: Layer.Layer<TokenStore, unknown>) =>
         assert.deepStrictEqual(yield* store.platformTokens(s.familyId), next)
       }))
   })
-
-suite("memory", TokenStoreMemory)
-suite("memory, cached", TokenStoreCached(60_000).pipe(Layer.provide(TokenStoreMemory)))
-for (const kind of dbKinds) suite(kind, TokenStoreSql.pipe(Layer.provideMerge(testDb(kind))))

@@ -1,0 +1,101 @@
+/**
+ * Issue #12: a Redis client that stopped reconnecting after a socket time-out left the rate limits
+ * counting in one instance's memory until a restart. Here the gateway reaches the shared Redis
+ * (TEST_REDIS_URL, never stopped) through a proxy the test blackholes and restores, with a short
+ * socket time-out so that the partition ends the connection by a time-out: once Redis answers again,
+ * requests are counted in Redis again (what Redis holds is what the test checks).
+ */
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect, Layer, References } from "effect"
+import { createClient } from "redis"
+import { liveCapabilities, makeApp } from "../../src/layers/App.ts"
+import type { Capabilities } from "../../src/layers/App.ts"
+import { RedisSocketTuning } from "../../src/layers/cache/RedisClient.ts"
+import { generateKey, parseKeyring } from "../../src/services/Cipher.ts"
+import { DependencyHealth, makeDependencyHealth } from "../../src/services/DependencyHealth.ts"
+import { testDb } from "../utils/Db.ts"
+import { redisProxy } from "../utils/RedisProxy.ts"
+import type { RedisProxy } from "../utils/RedisProxy.ts"
+import { CLIENT_REDIRECT, freePort, raw, TestApp, testAppConfig } from "../utils/TestApp.ts"
+
+const REDIS = process.env.TEST_REDIS_URL
+const LOGIN = `/auth/idp/login?redirect_uri=${encodeURIComponent(CLIENT_REDIRECT)}`
+const PREFIX = `gateway-reconnect-${process.pid}-${Date.now()}:`
+
+/** The /auth requests Redis has counted for this file's gateway (every key under its prefix). */
+const storedCount = Effect.acquireUseRelease(
+  Effect.promise(() => createClient({ url: REDIS! }).connect()),
+  (redis) =>
+    Effect.promise(async () => {
+      const keys = await redis.keys(`${PREFIX}ratelimit:auth:*`)
+      const values = keys.length === 0 ? [] : await redis.mGet(keys)
+      return values.reduce((sum, v) => sum + Number(v ?? 0), 0)
+    }),
+  (redis) => Effect.promise(() => redis.close())
+)
+
+const removeKeys = Effect.acquireUseRelease(
+  Effect.promise(() => createClient({ url: REDIS! }).connect()),
+  (redis) =>
+    Effect.promise(async () => {
+      const keys = await redis.keys(`${PREFIX}*`)
+      if (keys.length > 0) await redis.del(keys)
+    }),
+  (redis) => Effect.promise(() => redis.close())
+)
+
+const login = Effect.gen(function*() {
+  const res = yield* raw({}, LOGIN)
+  yield* Effect.promise(() => res.arrayBuffer())
+  assert.strictEqual(res.status, 307, "a sign-in start is admitted (counted in Redis or, meanwhile, in memory)")
+})
+
+describe.runIf(REDIS !== undefined)("rate limits after Redis comes back (TEST_REDIS_URL)", () => {
+  let proxy: RedisProxy | undefined
+  const app = Layer.unwrap(Effect.gen(function*() {
+    proxy = yield* redisProxy(new URL(REDIS!))
+    yield* Effect.addFinalizer(() => removeKeys)
+    const port = yield* Effect.promise(freePort)
+    // A count expires one window/limit per request (Effect's fixed window): 3.6 s each, well past the test's waits.
+    const config = testAppConfig(port, { redisUrl: proxy.url, redisKeyPrefix: PREFIX, rateLimitAuthPerHour: 1_000 })
+    const capabilities = liveCapabilities(config, parseKeyring(generateKey()), testDb("pglite"))
+    return makeApp(config, capabilities as Layer.Layer<Capabilities, unknown>).pipe(
+      Layer.merge(Layer.succeed(TestApp, TestApp.of({ url: config.publicUrl, config }))),
+      Layer.provide(Layer.succeed(References.MinimumLogLevel, "Error")),
+      Layer.provide(Layer.succeed(DependencyHealth, makeDependencyHealth())),
+      // An idle connection ends by a socket time-out after 400 ms (node-redis has none by default).
+      Layer.provide(Layer.succeed(RedisSocketTuning, { socketTimeout: 400 }))
+    )
+  }))
+
+  layer(app, { excludeTestServices: true, timeout: 60_000 })("blackholed, timed out, restored", (it) => {
+    it.effect("counting goes back to Redis once it answers again, whatever ended the connection", () =>
+      Effect.gen(function*() {
+        // Counted in Redis while it answers (a request that meets the client reconnecting after an
+        // idle time-out is counted in memory: hence a few tries).
+        let before = 0
+        for (let i = 0; i < 20 && before === 0; i++) {
+          yield* login
+          before = yield* storedCount
+        }
+        assert.isAbove(before, 0, "counted in Redis while it answers")
+
+        // A partition: nothing passes, the idle connection ends by a socket time-out, and every
+        // attempt to reconnect through the partition times out too.
+        proxy!.blackhole()
+        yield* Effect.sleep("1500 millis")
+        for (let i = 0; i < 5; i++) yield* login
+        assert.strictEqual(yield* storedCount, before, "nothing reached Redis during the partition")
+
+        // Redis answers again: within a bounded wait, the gateway's requests are counted there again.
+        proxy!.restore()
+        let now = before
+        for (let i = 0; i < 60 && now === before; i++) {
+          yield* login
+          yield* Effect.sleep("250 millis")
+          now = yield* storedCount
+        }
+        assert.isAbove(now, before, "the limiter stayed on memory counting after Redis came back")
+      }).pipe(Effect.ensuring(Effect.sync(() => proxy!.restore()))))
+  })
+})

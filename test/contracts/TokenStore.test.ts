@@ -1,0 +1,11 @@
+/** The TokenStore contract on every layer: memory (bare and behind the cache), and SQL on PGlite (and PostgreSQL with TEST_DATABASE_URL). */
+import { Layer } from "effect"
+import { TokenStoreCached } from "../../src/layers/cache/TokenStoreCached.ts"
+import { TokenStoreSql } from "../../src/layers/sql/TokenStoreSql.ts"
+import { TokenStoreMemory } from "../layers/TokenStoreMemory.ts"
+import { dbKinds, testDb } from "../utils/Db.ts"
+import { tokenStoreContract } from "./TokenStore.contract.ts"
+
+tokenStoreContract("TokenStoreMemory", TokenStoreMemory)
+tokenStoreContract("TokenStoreCached over TokenStoreMemory", TokenStoreCached(60_000).pipe(Layer.provide(TokenStoreMemory)))
+for (const kind of dbKinds) tokenStoreContract(`TokenStoreSql on ${kind}`, TokenStoreSql.pipe(Layer.provideMerge(testDb(kind))))
