@@ -89,8 +89,7 @@ export const pushStoreContract = <E>(name: string, storeLayer: PushStoreLayer<E>
         const created = yield* store.create(sub(src, "stream.online"), "hook-c1", Redacted.make("a-very-secret-value-1234567890"), at(60))
         assert.isTrue(Option.isSome(created))
         const first = Option.getOrThrow(created)
-        // Its count of feeds is not part of what create promises (the SQL layer answers 1 without counting).
-        assert.deepStrictEqual({ ...plain(first), activeFeeds: 2 }, {
+        assert.deepStrictEqual(plain(first), {
           id: first.id,
           sourceId: src.id,
           topic: "stream.online",
@@ -102,7 +101,7 @@ export const pushStoreContract = <E>(name: string, storeLayer: PushStoreLayer<E>
           source: { module: "streaming", identifier: "41000101" },
           activeFeeds: 2
         })
-        assert.deepStrictEqual(plain(yield* hook("hook-c1")), { ...plain(first), activeFeeds: 2 }, "read back: both feeds of the source count")
+        assert.deepStrictEqual(plain(yield* hook("hook-c1")), plain(first), "read back: both feeds of the source count")
 
         const again = yield* store.create(sub(src, "stream.online"), "hook-c1b", Redacted.make("another-secret-0000"), at(60))
         assert.isTrue(Option.isNone(again), "one per (source, topic), whoever asks")

@@ -103,8 +103,9 @@ export const PushStoreMemory = Layer.effect(PushStore, Effect.gen(function*() {
           reason: null
         }
         rows.push(row)
-        // As the SQL layer: the source as the caller named it, and one feed (it was found with one).
-        return Effect.succeed(Option.some<PushSubscription>({
+        // As the SQL layer: the source as the caller named it, its feeds that still deliver counted.
+        const counted = Effect.flatMap(deliveries.source(u.sourceId), (src) => Option.isSome(src) ? activeFeeds(src.value) : Effect.succeed(0))
+        return Effect.map(counted, (active) => Option.some<PushSubscription>({
           id: String(row.id),
           sourceId: u.sourceId,
           topic: u.topic,
@@ -114,7 +115,7 @@ export const PushStoreMemory = Layer.effect(PushStore, Effect.gen(function*() {
           externalId: null,
           leaseExpiresAt: null,
           source: { module: u.module, identifier: u.identifier },
-          activeFeeds: 1
+          activeFeeds: active
         }))
       }),
     due: (now, retryAt, limit) =>

@@ -89,9 +89,12 @@ export const PushStoreSql = Layer.effect(PushStore, Effect.gen(function*() {
       run(
         Effect.gen(function*() {
           const enc = yield* cipher.encrypt(secret, aad(hookId))
-          const inserted = yield* sql<{ id: unknown }>`INSERT INTO push_subscriptions (source_id, topic, hook_id, secret_enc, state, next_action_at)
+          const inserted = yield* sql<{ id: unknown; active_feeds: unknown }>`INSERT INTO push_subscriptions (source_id, topic, hook_id, secret_enc, state, next_action_at)
             VALUES (${u.sourceId}, ${u.topic}, ${hookId}, ${enc}, 'pending', ${nextActionAt})
-            ON CONFLICT (source_id, topic) DO NOTHING RETURNING id`
+            ON CONFLICT (source_id, topic) DO NOTHING
+            RETURNING id, (SELECT count(*) FROM feeds f LEFT JOIN feed_status st ON st.feed_id = f.id
+              WHERE f.module = ${u.module} AND f.feed_identifier = ${u.identifier}
+                AND COALESCE(st.state, 'active') <> 'disabled') AS active_feeds`
           const row = inserted[0]
           if (row === undefined) return Option.none<PushSubscription>()
           return Option.some<PushSubscription>({
@@ -104,7 +107,7 @@ export const PushStoreSql = Layer.effect(PushStore, Effect.gen(function*() {
             externalId: null,
             leaseExpiresAt: null,
             source: { module: u.module, identifier: u.identifier },
-            activeFeeds: 1
+            activeFeeds: Number(row.active_feeds)
           })
         }),
         "create"
