@@ -3,11 +3,11 @@ import { h } from "preact"
 import { useState } from "preact/hooks"
 import { Effect } from "effect"
 import { BotId, ServerId } from "../http/client.ts"
-import { FEED_MODULES, MODULE_LABEL, Pager, when } from "./feeds.ts"
-import { valueOf } from "./forms.ts"
+import { FEED_MODULES, MODULE_LABEL } from "./feedCommon.ts"
+import { valueOf } from "./fields.ts"
 import { navigate } from "./router.ts"
 import { call } from "./session.ts"
-import { Page, show, useLoad } from "./ui.ts"
+import { Page, Pager, show, useLoad, when } from "./ui.ts"
 
 const PAGE_SIZE = 20
 const EVENT_LABEL = { GET: "Read", PUSH: "Created", PATCH: "Changed", DELETE: "Deleted" } as const

@@ -1,4 +1,4 @@
-/** Shared pieces of the screens: the page frame, loading and error states, avatars. */
+/** Shared pieces of the screens: the page frame, loading and error states, avatars, times, the pager. */
 import { h } from "preact"
 import type { ComponentChildren, VNode } from "preact"
 import { useEffect, useRef, useState } from "preact/hooks"
@@ -91,3 +91,15 @@ export const Avatar = (props: { readonly kind: "icons" | "app-icons"; readonly i
   const hue = [...props.id].reduce((a, c) => (a * 31 + c.charCodeAt(0)) % 360, 7)
   return h("span", { class: "avatar", "aria-hidden": "true", style: `--hue:${hue}` }, initials || "?")
 }
+
+/** A UTC ISO instant in the user's locale and time zone. */
+export const when = (iso: string | null, none = "never") => (iso === null ? none : new Date(iso).toLocaleString())
+
+/** Previous / next links and where the user is. */
+export const Pager = (props: { readonly page: number; readonly pageMax: number; readonly href: (page: number) => string }) =>
+  props.pageMax <= 1 && props.page <= 1
+    ? null
+    : h("nav", { class: "pager", "aria-label": "Pages" },
+      props.page > 1 ? h("a", { class: "button secondary", href: props.href(props.page - 1) }, "Previous page") : null,
+      h("span", null, `Page ${props.page} of ${Math.max(1, props.pageMax)}`),
+      props.page < props.pageMax ? h("a", { class: "button secondary", href: props.href(props.page + 1) }, "Next page") : null)

@@ -1,0 +1,142 @@
+/**
+ * What a feed does (delivery.md §5 and §8): its status with the actions (a test message, a poll now),
+ * the preview with reasons, and the delivery log.
+ */
+import { h } from "preact"
+import { useState } from "preact/hooks"
+import { Effect, Result } from "effect"
+import type { Feed, FeedModuleName, FeedStatus, Server } from "../http/client.ts"
+import { carry, channelName, crumbsOf, feedName, feedParams, group, MODULE_LABEL, serverBase, StatusBadge } from "./feedCommon.ts"
+import type { Failure } from "./problems.ts"
+import { navigate } from "./router.ts"
+import { call } from "./session.ts"
+import { ErrorBox, Page, Pager, show, useLoad, when } from "./ui.ts"
+
+/** The feed's status and its actions: test message, poll now, preview, delivery log, delete. */
+export const FeedSummary = (props: {
+  readonly feed: Feed
+  readonly status: FeedStatus
+  readonly server: Server
+  readonly base: string
+  readonly bot: string
+  readonly serverId: string
+  readonly module: FeedModuleName
+  readonly reload: () => void
+}) => {
+  const s = props.status
+  const [said, setSaid] = useState("")
+  const [failure, setFailure] = useState<Failure | undefined>(undefined)
+  const [busy, setBusy] = useState(false)
+  const fp = feedParams(props.bot, props.serverId, props.feed.id)
+  const act = async (what: "test" | "refresh") => {
+    setBusy(true)
+    setSaid("")
+    setFailure(undefined)
+    const answer = await call((c) => what === "test" ? group(c, props.module).test({ params: fp }) : group(c, props.module).refresh({ params: fp }))
+    setBusy(false)
+    if (Result.isFailure(answer)) setFailure(answer.failure)
+    else setSaid(what === "test" ? "Sent a test message with the source's newest item." : "The source is being polled now; new items follow in the delivery log.")
+  }
+  const remove = async () => {
+    if (!confirm(`Delete the ${MODULE_LABEL[props.module]} feed “${feedName(props.feed)}”? It stops posting at once.`)) return
+    const answer = await call((c) => group(c, props.module).delete({ params: fp }))
+    if (Result.isFailure(answer)) setFailure(answer.failure)
+    else {
+      carry(`Deleted the feed “${feedName(props.feed)}”.`)
+      navigate(props.base.replace(/\/[^/]+$/, ""), { force: true })
+    }
+  }
+  return h("section", { class: "summary", "aria-labelledby": "sec-status" },
+    h("h2", { id: "sec-status" }, "Status"),
+    h("dl", { class: "facts" },
+      h("dt", null, "Source"), h("dd", null, props.feed.feed_identifier),
+      h("dt", null, "Posts to"), h("dd", null, `${channelName(props.server, props.feed.webhook_info.channel_id)} (webhook “${props.feed.webhook_info.name}”)`),
+      h("dt", null, "State"), h("dd", null, h(StatusBadge, { status: s })),
+      h("dt", null, "Last poll"), h("dd", null, when(s.last_poll_at, "not yet")),
+      h("dt", null, "Next poll"), h("dd", null, when(s.next_poll_at, "not planned")),
+      h("dt", null, "Last post"), h("dd", null, when(s.last_delivery_at)),
+      h("dt", null, "Posted / skipped"), h("dd", null, `${s.delivered} / ${s.skipped}`)),
+    h("div", { class: "form-actions" },
+      h("a", { class: "button secondary", href: `${props.base}/preview` }, "Preview"),
+      h("a", { class: "button secondary", href: `${props.base}/deliveries` }, "Delivery log"),
+      h("button", { type: "button", class: "secondary", disabled: busy, onClick: () => void act("test") }, "Send a test message"),
+      h("button", { type: "button", class: "secondary", disabled: busy, onClick: () => void act("refresh") }, "Poll now"),
+      h("button", { type: "button", class: "secondary", onClick: props.reload }, "Reload the status"),
+      h("button", { type: "button", class: "danger", onClick: () => void remove() }, "Delete the feed")),
+    h("p", { role: "status", class: "notice-line" }, said),
+    failure === undefined ? null : h(ErrorBox, { failure }))
+}
+
+const insightPage = (props: { readonly bot: string; readonly server: string; readonly module: FeedModuleName; readonly feed: string }, what: string) => {
+  const base = `${serverBase(props.bot, props.server)}/feeds/${props.module}`
+  return {
+    base,
+    crumbs: (name: string) => [
+      ...crumbsOf(props.bot, props.server, name),
+      { label: `${MODULE_LABEL[props.module]} feeds`, href: base },
+      { label: "Feed", href: `${base}/${props.feed}` },
+      { label: what }
+    ]
+  }
+}
+
+export const FeedPreviewScreen = (props: { readonly bot: string; readonly server: string; readonly module: FeedModuleName; readonly feed: string }) => {
+  const { crumbs } = insightPage(props, "Preview")
+  const fp = feedParams(props.bot, props.server, props.feed)
+  const [data, reload] = useLoad(`preview:${props.module}:${props.feed}`, () =>
+    call((c) => Effect.all({ server: c.general.server({ params: fp }), preview: group(c, props.module).preview({ params: fp }) })))
+  const name = data.kind === "ok" ? data.value.server.name : "Server"
+  return h(Page, { title: "Preview: what the feed would post now", crumbs: crumbs(name), actions: h("button", { type: "button", class: "secondary", onClick: reload }, "Fetch again") },
+    h("p", { class: "muted" }, "The source's newest items, fetched now and judged by the feed's rules. Nothing is posted."),
+    show(data, "the preview", reload, ({ preview }) =>
+      preview.items.length === 0
+        ? h("p", null, "The source has no item yet.")
+        : h("ol", { class: "preview" }, ...preview.items.map((item) =>
+          h("li", { key: item.id, class: `preview-item ${item.verdict}` },
+            h("h2", null, item.title ?? item.url),
+            h("p", null,
+              h("span", { class: `badge ${item.verdict === "post" ? "active" : "disabled"}` }, item.verdict === "post" ? "Would post" : "Would skip"),
+              " ", h("span", { class: "muted" }, `published ${when(item.published_at)}`)),
+            h("p", { class: "hint" }, "Why:"),
+            h("ul", null, ...item.reasons.map((r, i) => h("li", { key: String(i) }, r))),
+            h("details", null,
+              h("summary", null, "The message"),
+              h("pre", { class: "message" },
+                (item.message.username === null ? "" : `As ${item.message.username}\n`) + item.message.content)))))))
+}
+
+const PAGE_SIZE = 10
+
+export const DeliveryLog = (props: { readonly bot: string; readonly server: string; readonly module: FeedModuleName; readonly feed: string; readonly page: number }) => {
+  const { base, crumbs } = insightPage(props, "Delivery log")
+  const fp = feedParams(props.bot, props.server, props.feed)
+  const [data, reload] = useLoad(`deliveries:${props.module}:${props.feed}:${props.page}`, () =>
+    call((c) =>
+      Effect.all({
+        server: c.general.server({ params: fp }),
+        log: group(c, props.module).deliveries({ params: fp, query: { page: String(props.page), page_size: String(PAGE_SIZE) } })
+      })))
+  const name = data.kind === "ok" ? data.value.server.name : "Server"
+  const here = `${base}/${props.feed}/deliveries`
+  return h(Page, { title: "Delivery log", crumbs: crumbs(name), actions: h("button", { type: "button", class: "secondary", onClick: reload }, "Reload") },
+    h("p", { class: "muted" }, "Every item sent, failed or skipped, newest first, kept 30 days."),
+    show(data, "the delivery log", reload, ({ log }) =>
+      h("div", null,
+        log.deliveries.length === 0
+          ? h("p", null, props.page > 1 ? "No delivery on this page." : "Nothing delivered yet.")
+          : h("div", { class: "table-wrap" },
+            h("table", null,
+              h("caption", { class: "visually-hidden" }, "Deliveries of this feed"),
+              h("thead", null, h("tr", null,
+                h("th", { scope: "col" }, "When"),
+                h("th", { scope: "col" }, "Item"),
+                h("th", { scope: "col" }, "Result"),
+                h("th", { scope: "col" }, "Why"))),
+              h("tbody", null, ...log.deliveries.map((d) =>
+                h("tr", { key: d.id },
+                  h("td", null, when(d.at)),
+                  h("th", { scope: "row" }, d.url === null ? (d.title ?? d.item_id) : h("a", { href: d.url, rel: "noreferrer", target: "_blank" }, d.title ?? d.url)),
+                  h("td", null, h("span", { class: `badge ${d.state === "sent" ? "active" : d.state === "failed" ? "failing" : "disabled"}` }, d.state === "sent" ? "Sent" : d.state === "failed" ? "Failed" : "Skipped")),
+                  h("td", null, d.reason ?? (d.message_id === null ? "" : `message ${d.message_id}`))))))),
+        h(Pager, { page: log.page, pageMax: log.page_max, href: (p) => `${here}?page=${p}` }))))
+}

@@ -1,0 +1,66 @@
+/** The form fields the editors share: a labelled field with its hint and its errors from the envelope. */
+import { h } from "preact"
+import type { ComponentChildren, RefObject } from "preact"
+import type { FieldProblem } from "./problems.ts"
+import { withoutPath } from "./problems.ts"
+
+/** Messages per field path (`title`, `steps[2].char_limit`, `webhook_options.filter_words`). */
+export type Errors = ReadonlyMap<string, ReadonlyArray<string>>
+
+/** The value of the input, select or textarea an event came from. */
+export const valueOf = (e: Event) => (e.currentTarget as HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement).value
+
+export const idOf = (path: string) => "f-" + path.replace(/[^A-Za-z0-9]+/g, "-")
+
+/** The field a problem's path belongs to: the path itself, or the list it is an element of. */
+export const fieldOf = (path: string, known: ReadonlySet<string>): string | undefined => {
+  let p = path
+  for (;;) {
+    if (known.has(p)) return p
+    const shorter = p.replace(/(\[\d+\]|\.[^.[\]]+)$/, "")
+    if (shorter === p || shorter === "") return undefined
+    p = shorter
+  }
+}
+
+/** The problems of a refused save, grouped by the field of the editor that shows them. */
+export const errorsOf = (problems: ReadonlyArray<FieldProblem>, known: ReadonlySet<string>): Map<string, Array<string>> => {
+  const errors = new Map<string, Array<string>>()
+  for (const p of problems) {
+    const field = p.path === undefined ? undefined : fieldOf(p.path, known)
+    if (field !== undefined) errors.set(field, [...(errors.get(field) ?? []), withoutPath(p)])
+  }
+  return errors
+}
+
+export const ErrorText = (props: { readonly path: string; readonly errors: Errors }) => {
+  const messages = props.errors.get(props.path)
+  return messages === undefined ? null : h("p", { class: "field-error", id: `${idOf(props.path)}-error` }, messages.join(" "))
+}
+
+export const invalid = (path: string, errors: Errors): { "aria-invalid"?: "true"; "aria-describedby"?: string } =>
+  errors.has(path) ? { "aria-invalid": "true", "aria-describedby": `${idOf(path)}-error` } : {}
+
+export const Field = (props: { readonly path: string; readonly label: string; readonly errors: Errors; readonly hint?: string; readonly children?: ComponentChildren }) =>
+  h("div", { class: "field" },
+    h("label", { for: idOf(props.path) }, props.label),
+    props.hint === undefined ? null : h("span", { class: "hint", id: `${idOf(props.path)}-hint` }, props.hint),
+    props.children,
+    h(ErrorText, { path: props.path, errors: props.errors }))
+
+/** A refused save: what to fix, each problem a link to its field; takes the focus (the caller's ref). */
+export const SaveProblems = (props: {
+  readonly what: string
+  readonly failure: { readonly message: string }
+  readonly problems: ReadonlyArray<FieldProblem>
+  readonly known: ReadonlySet<string>
+  readonly summary: RefObject<HTMLDivElement | null>
+}) =>
+  h("div", { class: "error", role: "alert", tabIndex: -1, ref: props.summary },
+    h("p", null, props.problems.length > 0 ? `The ${props.what} was not saved. Fix the fields marked below:` : props.failure.message),
+    props.problems.length > 0
+      ? h("ul", null, ...props.problems.map((p, i) => {
+        const field = p.path === undefined ? undefined : fieldOf(p.path, props.known)
+        return h("li", { key: String(i) }, field === undefined ? p.message : h("a", { href: `#${idOf(field)}` }, p.message))
+      }))
+      : null)
