@@ -13,7 +13,7 @@
 // Worker CPU: utime + stime of /proc/<pid>/stat. Prints one JSON line (the results) on stdout.
 import { spawn } from "node:child_process"
 import { createHash, randomBytes } from "node:crypto"
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
@@ -72,12 +72,19 @@ const freePort = () =>
 const children = new Set()
 const spawnGateway = (name, env) => {
   const nodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? "").split(" ").filter((a) => a !== "")
-  const args = name.startsWith("worker") ? [...nodeArgs, "dist/main.mjs"] : ["dist/main.mjs"]
+  const main = process.env.BENCH_MAIN ?? "dist/main.mjs"
+  const args = name.startsWith("worker") ? [...nodeArgs, main] : [main]
   const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
   let tail = ""
   const keep = (chunk) => (tail = (tail + chunk.toString()).slice(-6000))
   child.stdout.on("data", keep)
   child.stderr.on("data", keep)
+  // Profiling (e.g. with BENCH_WORKER_NODE_ARGS=--trace-gc): each worker's whole output in <dir>/<name>.log.
+  if (process.env.BENCH_WORKER_LOG && name.startsWith("worker")) {
+    const file = createWriteStream(join(process.env.BENCH_WORKER_LOG, `${name}.log`))
+    child.stdout.pipe(file)
+    child.stderr.pipe(file)
+  }
   child.tail = () => tail
   child.label = name
   children.add(child)
@@ -121,14 +128,16 @@ const cpuSeconds = (pid) => {
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
   return (Number(fields[11]) + Number(fields[12])) / 100 // utime, stime (fields 14, 15) in clock ticks (USER_HZ 100)
 }
-const rssMiB = (pid) => {
+/** A field of /proc/<pid>/status in MiB (VmRSS: resident now; VmHWM: its peak; RssAnon: heap and other private memory). */
+const statusMiB = (pid, field) => {
   try {
-    const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"))
+    const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith(`${field}:`))
     return Math.round(Number(line.split(/\s+/)[1]) / 1024)
   } catch {
     return null
   }
 }
+const rssMiB = (pid) => statusMiB(pid, "VmRSS")
 
 /** Polls this worker made: upstream_requests_total{platform="rss"} by status, from its /metrics. */
 const pollCounts = async (worker) => {
@@ -145,6 +154,16 @@ const pollCounts = async (worker) => {
     else counts.other += n
   }
   return counts
+}
+
+/**
+ * Profiling memory: with BENCH_HEAP_SNAPSHOT=1 and BENCH_WORKER_NODE_ARGS="--heapsnapshot-signal=SIGUSR2
+ * --diagnostic-dir=<dir>", a heap snapshot of each worker at the end (written within 20 s).
+ */
+const heapSnapshots = async (workers) => {
+  if (process.env.BENCH_HEAP_SNAPSHOT !== "1") return
+  for (const w of workers) w.child.kill("SIGUSR2")
+  await sleep(20_000)
 }
 
 // ---- the API --------------------------------------------------------------------------------------
@@ -208,6 +227,8 @@ const main = async () => {
   await admin.connect()
   await admin.query(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`)
   await admin.query(`CREATE DATABASE ${DB}`)
+  // Profiling: every statement on this database in the server's log (count them per poll).
+  if (process.env.BENCH_LOG_STATEMENTS === "1") await admin.query(`ALTER DATABASE ${DB} SET log_statement = 'all'`)
   await admin.end()
   const dbUrl = new URL(ADMIN_URL)
   dbUrl.pathname = `/${DB}`
@@ -424,8 +445,10 @@ const main = async () => {
     // ---- S8 ------------------------------------------------------------------------------------
     await sleep(S8_WARMUP * 1000)
     const s8 = await pollWindow(S8_SECONDS)
+    s8.worker_rss_mib = rssMiB(w1.child.pid)
     log(`S8: ${s8.polls_per_s} polls/s, ${s8.workers[0].cpu_ms_per_poll} ms CPU per poll (${s8.workers[0].polls_304} × 304, ${s8.workers[0].polls_other} other), ${s8.due_at_end} due at the end, load ${s8.load1}`)
     if (process.env.BENCH_DELIVERY_ONLY === "S8") {
+      await heapSnapshots(workers)
       // Profiling S8 alone: stop here (the workers exit normally, so --cpu-prof writes its profile).
       await Promise.all([...workers.map((w) => stop(w.child)), stop(api)])
       return { S8: s8, failures: [] }
@@ -565,7 +588,9 @@ const main = async () => {
     report(`S10 steady ${STEADY_RATE}/s`, s10Steady)
 
     const rss = workers.map((w) => rssMiB(w.child.pid))
-    log(`worker RSS after S8–S10: ${rss.join(" / ")} MiB`)
+    const memory = workers.map((w) => ({ rss: rssMiB(w.child.pid), peak: statusMiB(w.child.pid, "VmHWM"), anon: statusMiB(w.child.pid, "RssAnon"), file: statusMiB(w.child.pid, "RssFile") }))
+    log(`worker RSS after S8–S10: ${rss.join(" / ")} MiB (peak ${memory.map((m) => m.peak).join(" / ")}, private ${memory.map((m) => m.anon).join(" / ")}, mapped files ${memory.map((m) => m.file).join(" / ")})`)
+    await heapSnapshots(workers)
     await Promise.all([...workers.map((w) => stop(w.child)), stop(api)])
     clearInterval(loadTimer)
     sampleLoad()
@@ -589,7 +614,8 @@ const main = async () => {
       S9: s9,
       S9_steady: s9Steady,
       S10: { polls: s10Polls, delivery: s10, steady: s10Steady },
-      worker_rss_mib: rss
+      worker_rss_mib: rss,
+      worker_memory_mib: memory
     }
     const failures = []
     if (!(s8.polls > 0)) failures.push("S8 measured no polls")

@@ -1,10 +1,13 @@
 /**
  * Feed delivery (delivery.md §1–§4), what the worker's jobs do (layers/jobs/DeliveryJobs.ts):
- * - `pollSource`: polls one source for all its feeds, outside any transaction; then, in ONE
- *   transaction with the source's row locked: the seen ids, each feed's deliveries (`pending` with
- *   the rendered message) and skips (with their reasons) chosen by `planPoll` (delivery/Select.ts),
- *   the counters, the poll state, one `feed-post` job per webhook with something to post, and the
- *   poll of the source's next slot: all of it, or (on failure) none and the job is retried. A poll
+ * - `pollSource`: polls one source for all its feeds, outside any transaction, unless the job's
+ *   slot is covered already (a job pg-boss runs again after its worker died: `Covered`). An
+ *   unchanged answer (304, same body; most polls) is one statement to read, one to record (state,
+ *   slot, next poll) and the successor's send. Items: in ONE transaction with the source's row
+ *   locked, the seen ids, each feed's deliveries (`pending` with the rendered message) and skips
+ *   (with their reasons) chosen by `planPoll` (delivery/Select.ts), the counters, the poll state
+ *   and slot, one `feed-post` job per webhook with something to post, and the poll of the source's
+ *   next slot: all of it, or (on failure) none and the job is retried. A poll
  *   that fails counts a failure, shows its feeds `failing`, and polls again after a backoff; after
  *   FEED_FAILED_AFTER_HOURS of failures the feeds are disabled (audited) and polling stops.
  * - `postWebhook`: DeliveryPost.ts.
@@ -28,7 +31,7 @@ import type { DeliveryFeed, DeliverySource, NewDelivery } from "./DeliveryStore.
 import { DeliveryStore } from "./DeliveryStore.ts"
 import type { JobEngineError } from "./JobEngine.ts"
 import { JobEngine } from "./JobEngine.ts"
-import type { PollFailed, PollResult } from "./SourcePoller.ts"
+import type { PollFailed, PollResult, PollState } from "./SourcePoller.ts"
 import { SourcePoller } from "./SourcePoller.ts"
 
 export type { PostOutcome } from "./DeliveryPost.ts"
@@ -41,6 +44,11 @@ export type PollOutcome =
   | { readonly _tag: "Gone" }
   /** No feed delivers from it (none left, or all disabled): not polled, nothing planned. */
   | { readonly _tag: "Idle" }
+  /**
+   * The job's slot was polled already (the job runs again after its worker died once the poll was
+   * recorded, or a concurrent run recorded it first): not polled again, nothing recorded.
+   */
+  | { readonly _tag: "Covered" }
   | { readonly _tag: "NotModified"; readonly nextPollAt: Date }
   /** The source's first poll: `items` ids stored, nothing posted. */
   | { readonly _tag: "Baseline"; readonly items: number; readonly nextPollAt: Date }
@@ -71,7 +79,12 @@ export const toSelect = (feed: DeliveryFeed): SelectFeed => ({
 })
 
 export class Delivery extends Context.Service<Delivery, {
-  readonly pollSource: (sourceId: string) => Effect.Effect<PollOutcome, DeliveryError>
+  /**
+   * Polls the source. `slot`: the planned time of the job's slot, when it has one; a slot the
+   * source's last recorded poll covers is not polled again (`Covered`). Without it (a poll asked
+   * for now: a refresh, a first poll), always polls.
+   */
+  readonly pollSource: (sourceId: string, slot?: Date) => Effect.Effect<PollOutcome, DeliveryError>
   readonly postWebhook: (webhookId: string) => Effect.Effect<PostOutcome, PostRetry | DeliveryError>
   readonly repair: Effect.Effect<RepairOutcome, DeliveryError>
 }>()("gateway/Delivery") {
@@ -94,10 +107,33 @@ export class Delivery extends Context.Service<Delivery, {
         return Math.max(Math.min(base, MAX_BACKOFF_MS) * jitter, (error.retryAfterSeconds ?? 0) * 1000)
       })
 
-    const failed = (source: DeliverySource, feeds: ReadonlyArray<DeliveryFeed>, error: PollFailed, at: Date) =>
+    /** Feeds that deliver from the source now (read inside the poll's transaction). */
+    const deliveringFeeds = (source: DeliverySource) =>
+      Effect.map(store.feedsOfSource(source), (feeds) => feeds.filter((f) => f.state !== "disabled"))
+
+    /** The job's slot is polled already: a poll recorded it (and sent its successor, unless it died first). */
+    const covered = (source: DeliverySource, slot: Date | undefined) =>
+      slot !== undefined && source.polledSlot !== null && slot.getTime() <= source.polledSlot.getTime()
+
+    /**
+     * A job of a covered slot runs again (pg-boss delivers a job again when its worker died before
+     * marking it done): no poll; the successor an unchanged poll planned is sent again, in case its
+     * worker died between recording the poll and sending it (same job id: a no-op when it exists).
+     */
+    const resume = (source: DeliverySource, slot: Date) =>
+      Effect.gen(function*() {
+        const successor = source.successorSlot
+        if (successor !== null && successor.getTime() > slot.getTime()) yield* scheduling.sendPlanned(source.id, successor)
+        return { _tag: "Covered" } as const
+      })
+
+    const failed = (source: DeliverySource, error: PollFailed, at: Date, slot: Date | undefined) =>
       store.transaction(Effect.gen(function*() {
-        const now = yield* store.pollFailed(source.id, { message: error.message, at })
-        const ids = feeds.map((f) => f.id)
+        const locked = yield* store.lockSource(source.id)
+        if (Option.isNone(locked)) return { _tag: "Gone" } as const
+        if (covered(locked.value, slot)) return { _tag: "Covered" } as const
+        const now = yield* store.pollFailed(source.id, { message: error.message, at, slot: slot ?? null })
+        const ids = (yield* deliveringFeeds(source)).map((f) => f.id)
         const failingMs = at.getTime() - (now.failingSince ?? at).getTime()
         if (failingMs >= settings.failedAfterHours * HOUR_MS) {
           const hours = Math.floor(failingMs / HOUR_MS)
@@ -112,15 +148,32 @@ export class Delivery extends Context.Service<Delivery, {
         return { _tag: "Failed", message: error.message, disabled: 0, nextPollAt: next } as const
       }))
 
-    const answered = (source: DeliverySource, feeds: ReadonlyArray<DeliveryFeed>, answer: PollResult, at: Date) =>
+    /**
+     * The common case, an unchanged answer with no feed to recover: one write (the state, the slot,
+     * the next poll) and the successor's send, no transaction. Written first: a worker that dies
+     * between the two leaves a covered slot whose job, run again, sends the successor (`resume`).
+     */
+    const unchanged = (source: DeliverySource, state: PollState, at: Date, slot: Date | undefined) =>
+      Effect.gen(function*() {
+        const next = yield* scheduling.nextPlanned(source)
+        const recorded = yield* store.pollUnchanged(source.id, { state, at, slot: slot ?? null, next })
+        if (!recorded) return { _tag: "Covered" } as const
+        yield* scheduling.sendPlanned(source.id, next)
+        return { _tag: "NotModified", nextPollAt: next } as const
+      })
+
+    const answered = (source: DeliverySource, answer: PollResult, at: Date, slot: Date | undefined) =>
       store.transaction(Effect.gen(function*() {
         const locked = yield* store.lockSource(source.id)
         if (Option.isNone(locked)) return { _tag: "Gone" } as const
         const current = locked.value
+        // Another run of this job (or a later slot's poll) recorded its answer while this one asked.
+        if (covered(current, slot)) return { _tag: "Covered" } as const
+        const feeds = yield* deliveringFeeds(current)
         const recovered = feeds.filter((f) => f.state === "failing").map((f) => f.id)
         if (recovered.length > 0) yield* store.setFeedState(recovered, ["failing"], "active", null)
         if (answer._tag === "NotModified") {
-          yield* store.pollSucceeded(source.id, { state: answer.state, at, baseline: false })
+          yield* store.pollSucceeded(source.id, { state: answer.state, at, baseline: false, slot: slot ?? null })
           return { _tag: "NotModified", nextPollAt: yield* scheduling.planNext(current) } as const
         }
         const seen = yield* store.seenAmong(source.id, answer.items.map((i) => i.id))
@@ -132,7 +185,7 @@ export class Delivery extends Context.Service<Delivery, {
           limits: { now: at, maxItemAgeHours: settings.maxItemAgeHours, maxItemsPerPoll: settings.maxItemsPerPoll }
         })
         yield* store.markSeen(source.id, plan.seenIds, at)
-        yield* store.pollSucceeded(source.id, { state: answer.state, at, baseline: true })
+        yield* store.pollSucceeded(source.id, { state: answer.state, at, baseline: true, slot: slot ?? null })
         if (plan._tag === "Baseline") {
           return { _tag: "Baseline", items: plan.seenIds.length, nextPollAt: yield* scheduling.planNext(current) } as const
         }
@@ -164,20 +217,25 @@ export class Delivery extends Context.Service<Delivery, {
         } as const
       }))
 
-    const pollSource = (sourceId: string): Effect.Effect<PollOutcome, DeliveryError> =>
+    const pollSource = (sourceId: string, slot?: Date): Effect.Effect<PollOutcome, DeliveryError> =>
       Effect.gen(function*() {
-        const found = yield* store.source(sourceId)
-        if (Option.isNone(found)) return { _tag: "Gone" } as const
-        const source = found.value
-        const feeds = (yield* store.feedsOfSource(source)).filter((f) => f.state !== "disabled")
-        if (feeds.length === 0) {
+        // One statement: the source (poll state, slot covered) and how many feeds deliver from it.
+        const target = yield* store.pollTarget(sourceId)
+        if (Option.isNone(target)) return { _tag: "Gone" } as const
+        const { active, failing, source } = target.value
+        if (slot !== undefined && covered(source, slot)) return yield* resume(source, slot)
+        if (active === 0) {
           yield* store.setNextPoll(source.id, null)
           return { _tag: "Idle" } as const
         }
         // The request runs outside any transaction: a slow source holds no connection.
         const result = yield* Effect.result(poller.poll(source.module, source.identifier, source.pollState))
         const at = new Date(yield* Clock.currentTimeMillis)
-        return yield* Result.isFailure(result) ? failed(source, feeds, result.failure, at) : answered(source, feeds, result.success, at)
+        if (Result.isFailure(result)) return yield* failed(source, result.failure, at, slot)
+        const answer = result.success
+        return answer._tag === "NotModified" && failing === 0
+          ? yield* unchanged(source, answer.state, at, slot)
+          : yield* answered(source, answer, at, slot)
       }).pipe(Effect.withSpan("Delivery.pollSource", { attributes: { source: sourceId } }))
 
     const repair = Effect.gen(function*() {

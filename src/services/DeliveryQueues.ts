@@ -1,6 +1,6 @@
 /**
  * The job queues of feed delivery and when a source is polled (delivery.md §1, §4, §6).
- * - `feed-poll` {sourceId}: one poll of one source. Each source has a slot in the interval (a
+ * - `feed-poll` {sourceId, slot?}: one poll of one source. Each source has a slot in the interval (a
  *   stable hash of `module:identifier`), so polls spread over it; a poll sends its successor for
  *   the next slot. A poll's job id is derived from (source, slot): whoever sends the poll of a slot
  *   (the chain, the scheduler's repair pass, a feed's creation) sends the same job, stored once.
@@ -15,7 +15,13 @@ import { createHash } from "node:crypto"
 import type { FeedModuleName } from "../domain/Platform.ts"
 import { JobQueue } from "./JobEngine.ts"
 
-export const PollJob = Schema.Struct({ sourceId: Schema.String })
+/**
+ * `slot`: the planned time (epoch ms) of a poll sent for a slot (the chain, the repair pass, a
+ * backoff); absent for a poll asked for now (a refresh, a first poll, push), which always polls.
+ * A slotted poll whose slot the source's last recorded poll covers is not run again (a job that
+ * pg-boss delivers again after its worker died once the poll was recorded).
+ */
+export const PollJob = Schema.Struct({ sourceId: Schema.String, slot: Schema.optionalKey(Schema.Number) })
 export const PostJob = Schema.Struct({ webhookId: Schema.String })
 export const TickJob = Schema.Struct({})
 

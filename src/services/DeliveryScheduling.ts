@@ -45,6 +45,13 @@ export class DeliveryScheduling extends Context.Service<DeliveryScheduling, {
    * caller's transaction (the poll that sends its successor). The planned time.
    */
   readonly planNext: (source: Pick<DeliverySource, "id" | "module" | "identifier">, at?: Date) => Effect.Effect<Date, SchedulingError>
+  /** The source's next slot after now (on the backstop's interval while it is pushed); nothing sent. */
+  readonly nextPlanned: (source: Pick<DeliverySource, "id" | "module" | "identifier">) => Effect.Effect<Date, ServiceUnavailable>
+  /**
+   * Sends the source's poll at `at` as `planNext` does, without recording it (the caller writes
+   * `nextPollAt` itself, e.g. with the poll's result in one statement); joins the caller's transaction.
+   */
+  readonly sendPlanned: (sourceId: string, at: Date) => Effect.Effect<void, JobEngineError>
   /** The source's next slot after `after` (epoch ms). */
   readonly nextSlotOf: (source: Pick<DeliverySource, "module" | "identifier">, after: number) => Date
 }>()("gateway/DeliveryScheduling") {
@@ -63,8 +70,14 @@ export class DeliveryScheduling extends Context.Service<DeliveryScheduling, {
       return new Date(nextSlot(slotOffset(source.module, source.identifier, interval), interval, after))
     }
 
+    /** The poll of `at` as a job, the same for every sender (its id and slot derive from it). */
+    const sendPlanned = (sourceId: string, at: Date) =>
+      engine.send(PollQueue, { sourceId, slot: at.getTime() }, { id: pollJobId(sourceId, at.getTime()), startAfter: at }).pipe(
+        Effect.asVoid
+      )
+
     const send = (sourceId: string, at: Date) =>
-      engine.send(PollQueue, { sourceId }, { id: pollJobId(sourceId, at.getTime()), startAfter: at }).pipe(
+      sendPlanned(sourceId, at).pipe(
         Effect.andThen(store.setNextPoll(sourceId, at)),
         Effect.as(at)
       )
@@ -99,6 +112,9 @@ export class DeliveryScheduling extends Context.Service<DeliveryScheduling, {
         yield* store.setNextPoll(sourceId, new Date(yield* Clock.currentTimeMillis))
       }).pipe(Effect.withSpan("DeliveryScheduling.pollNow", { attributes: { source: sourceId } }))
 
+    const nextPlanned = (source: Pick<DeliverySource, "id" | "module" | "identifier">) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => plannedSlot(source, now))
+
     return DeliveryScheduling.of({
       attach: (module, identifier) => Effect.map(store.upsertSource(module, identifier), (s) => s.id),
       start: (sourceId) =>
@@ -121,6 +137,8 @@ export class DeliveryScheduling extends Context.Service<DeliveryScheduling, {
           return Option.some(source.value.id)
         }),
       planNext,
+      nextPlanned,
+      sendPlanned,
       nextSlotOf
     })
   }))

@@ -1,8 +1,9 @@
 /**
- * Storage of feed delivery (migration 0005; SQL layer src/layers/sql/DeliveryStoreSql.ts): the
+ * Storage of feed delivery (migrations 0005, 0009; SQL layer src/layers/sql/DeliveryStoreSql.ts): the
  * distinct sources and their poll state, the item ids seen per source, each feed's status and
  * counters, and the delivery log. The writes of one poll (its deliveries, skips, seen ids, counters
- * and the jobs it sends) run as one `transaction`; every call joins the caller's.
+ * and the jobs it sends) run as one `transaction`; every call joins the caller's. An unchanged
+ * poll (the common case) reads in one statement (`pollTarget`) and writes in one (`pollUnchanged`).
  *
  * A delivery goes `pending` (recorded, with its rendered body) → `sending` (claimed, in a statement
  * of its own, before the request leaves) → `sent` (with the platform's message id) or `failed`
@@ -35,6 +36,23 @@ export interface DeliverySource {
   /** Failed polls in a row. */
   readonly failures: number
   readonly lastError: string | null
+  /**
+   * The planned time of the last poll job whose result (or failure) was recorded: a job of that
+   * slot or an earlier one that runs again (its worker died after recording, before the engine
+   * heard it was done) does not poll again. null: no planned poll recorded yet.
+   */
+  readonly polledSlot: Date | null
+  /** The slot of the poll an unchanged poll planned after it (`pollUnchanged`); null when none. */
+  readonly successorSlot: Date | null
+}
+
+/** What a poll reads before it asks the source: the source, and how many of its feeds deliver. */
+export interface PollTarget {
+  readonly source: DeliverySource
+  /** Feeds of the source that are not disabled. */
+  readonly active: number
+  /** Of those, the ones `failing` (a poll that answers makes them active again). */
+  readonly failing: number
 }
 
 export type FeedState = "active" | "failing" | "disabled"
@@ -115,6 +133,8 @@ export class DeliveryStore extends Context.Service<DeliveryStore, {
   readonly source: (sourceId: string) => Effect.Effect<Option.Option<DeliverySource>, ServiceUnavailable>
   /** The source, its row locked until the transaction ends (polls of one source write one at a time). */
   readonly lockSource: (sourceId: string) => Effect.Effect<Option.Option<DeliverySource>, ServiceUnavailable>
+  /** The source with its feeds counted, in one statement (the first read of every poll). */
+  readonly pollTarget: (sourceId: string) => Effect.Effect<Option.Option<PollTarget>, ServiceUnavailable>
   readonly sourceOfFeed: (feedId: string) => Effect.Effect<Option.Option<DeliverySource>, ServiceUnavailable>
   /** The feeds that follow the source, oldest first, disabled ones included. */
   readonly feedsOfSource: (source: Pick<DeliverySource, "module" | "identifier">) => Effect.Effect<ReadonlyArray<DeliveryFeed>, ServiceUnavailable>
@@ -125,13 +145,29 @@ export class DeliveryStore extends Context.Service<DeliveryStore, {
   readonly sourcesWithoutPoll: (overdueBefore: Date, limit: number) => Effect.Effect<ReadonlyArray<DeliverySource>, ServiceUnavailable>
   /** The planned time of the source's next poll; null: none (no feed delivers from it). */
   readonly setNextPoll: (sourceId: string, at: Date | null) => Effect.Effect<void, ServiceUnavailable>
-  /** A poll that answered: its state kept, failures cleared; `baseline` marks the first poll done. */
+  /**
+   * A poll that answered: its state kept, failures cleared; `baseline` marks the first poll done;
+   * `slot` (the job's planned time, when it had one) recorded as `polledSlot`.
+   */
   readonly pollSucceeded: (
     sourceId: string,
-    result: { readonly state: PollState; readonly at: Date; readonly baseline: boolean }
+    result: { readonly state: PollState; readonly at: Date; readonly baseline: boolean; readonly slot?: Date | null }
   ) => Effect.Effect<void, ServiceUnavailable>
-  /** A poll that failed: one more failure, since when it fails; the source as it is now. */
-  readonly pollFailed: (sourceId: string, result: { readonly message: string; readonly at: Date }) => Effect.Effect<DeliverySource, ServiceUnavailable>
+  /**
+   * An unchanged answer (304, or the same body) recorded in ONE statement, outside any transaction:
+   * the state, failures cleared, `slot` (when given) as `polledSlot`, and the next poll planned at
+   * `next` (`nextPollAt` and `successorSlot`). Nothing is written, and false returned, when the
+   * slot is covered already (`polledSlot` at or after it) or the source is gone.
+   */
+  readonly pollUnchanged: (
+    sourceId: string,
+    result: { readonly state: PollState; readonly at: Date; readonly slot: Date | null; readonly next: Date }
+  ) => Effect.Effect<boolean, ServiceUnavailable>
+  /** A poll that failed: one more failure, since when it fails, `slot` as in pollSucceeded; the source as it is now. */
+  readonly pollFailed: (
+    sourceId: string,
+    result: { readonly message: string; readonly at: Date; readonly slot?: Date | null }
+  ) => Effect.Effect<DeliverySource, ServiceUnavailable>
   /** Forgets a source's failures (a re-enabled feed starts its 24 hours again). */
   readonly resetFailures: (sourceId: string) => Effect.Effect<void, ServiceUnavailable>
 

@@ -33,7 +33,9 @@ export const deliveryStoreContract = <E>(name: string, storeLayer: DeliveryStore
           lastSuccessAt: null,
           failingSince: null,
           failures: 0,
-          lastError: null
+          lastError: null,
+          polledSlot: null,
+          successorSlot: null
         })
         assert.deepStrictEqual(yield* store.upsertSource("rss", identifier), source)
         const other = yield* store.upsertSource("microblog", identifier)
@@ -74,6 +76,70 @@ export const deliveryStoreContract = <E>(name: string, storeLayer: DeliveryStore
         const fresh = yield* store.upsertSource("rss", newIdentifier())
         yield* store.pollSucceeded(fresh.id, { state, at: t1, baseline: false })
         assert.isNull(Option.getOrThrow(yield* store.source(fresh.id)).baselinedAt, "not a baseline: still none")
+      }))
+
+    it.effect("a poll's first read: the source with its delivering and failing feeds counted; none for an unknown source", () =>
+      Effect.gen(function*() {
+        const store = yield* DeliveryStore
+        const identifier = newIdentifier()
+        const source = yield* store.upsertSource("rss", identifier)
+        assert.deepStrictEqual(yield* store.pollTarget(source.id), Option.some({ source, active: 0, failing: 0 }))
+        const [a, b, c] = [
+          yield* addFeed({ identifier, webhookId: newWebhookId() }),
+          yield* addFeed({ identifier, webhookId: newWebhookId() }),
+          yield* addFeed({ identifier, webhookId: newWebhookId() })
+        ]
+        yield* addFeed({ identifier: newIdentifier(), webhookId: newWebhookId() })
+        yield* store.setFeedState([b], ["active"], "failing", "unreachable")
+        yield* store.setFeedState([c], ["active"], "disabled", "the webhook is gone")
+        yield* store.setNextPoll(source.id, minutesAgo(1))
+        const target = Option.getOrThrow(yield* store.pollTarget(source.id))
+        assert.deepStrictEqual(target, { source: Option.getOrThrow(yield* store.source(source.id)), active: 2, failing: 1 })
+        yield* store.setFeedState([a, b], ["active", "failing"], "disabled", "off")
+        assert.deepInclude(Option.getOrThrow(yield* store.pollTarget(source.id)), { active: 0, failing: 0 })
+        assert.isTrue(Option.isNone(yield* store.pollTarget("987654321")))
+      }))
+
+    it.effect("an unchanged poll in one write (state, slot, next poll); a slot polled already writes nothing; slots only move on", () =>
+      Effect.gen(function*() {
+        const store = yield* DeliveryStore
+        const { id } = yield* store.upsertSource("rss", newIdentifier())
+        const [s1, s2, s3, s4] = [minutesAgo(40), minutesAgo(30), minutesAgo(20), minutesAgo(10)]
+        const [n1, n2] = [new Date(Date.now() + 60_000), new Date(Date.now() + 120_000)]
+        const state = { etag: "\"v1\"", lastModified: null, bodyHash: "ab", cursor: null }
+        yield* store.pollFailed(id, { message: "timed out", at: s1 })
+        assert.isTrue(yield* store.pollUnchanged(id, { state, at: s1, slot: s1, next: n1 }))
+        const after = Option.getOrThrow(yield* store.source(id))
+        assert.deepInclude(after, {
+          pollState: state,
+          lastPollAt: s1,
+          lastSuccessAt: s1,
+          failures: 0,
+          failingSince: null,
+          lastError: null,
+          baselinedAt: null,
+          polledSlot: s1,
+          nextPollAt: n1,
+          successorSlot: n1
+        })
+        // The same slot again (the job delivered twice), or an earlier one: nothing written.
+        const other = { ...state, etag: "\"v2\"" }
+        assert.isFalse(yield* store.pollUnchanged(id, { state: other, at: s2, slot: s1, next: n2 }))
+        assert.isFalse(yield* store.pollUnchanged(id, { state: other, at: s2, slot: minutesAgo(50), next: n2 }))
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.source(id)), after)
+        // A poll asked for now (no slot) is recorded, and leaves the slot as it was.
+        assert.isTrue(yield* store.pollUnchanged(id, { state: other, at: s2, slot: null, next: n2 }))
+        assert.deepInclude(Option.getOrThrow(yield* store.source(id)), { pollState: other, lastPollAt: s2, polledSlot: s1, nextPollAt: n2 })
+        // The other recorders take the slot too, and never move it back.
+        yield* store.pollSucceeded(id, { state, at: s3, baseline: true, slot: s3 })
+        assert.deepInclude(Option.getOrThrow(yield* store.source(id)), { polledSlot: s3, baselinedAt: s3 })
+        yield* store.pollFailed(id, { message: "HTTP 503", at: s4, slot: s2 })
+        assert.deepInclude(Option.getOrThrow(yield* store.source(id)), { polledSlot: s3, failures: 1 })
+        yield* store.pollFailed(id, { message: "HTTP 503", at: s4, slot: s4 })
+        yield* store.pollSucceeded(id, { state, at: s4, baseline: true })
+        assert.deepInclude(Option.getOrThrow(yield* store.source(id)), { polledSlot: s4, failures: 0, successorSlot: n2 })
+        assert.isFalse(yield* store.pollUnchanged(id, { state, at: s4, slot: s4, next: n1 }))
+        assert.isFalse(yield* store.pollUnchanged("987654321", { state, at: s4, slot: null, next: n1 }), "no such source")
       }))
 
     it.effect("the feeds of a source, oldest first, each with its bot as actor, options, webhook and state", () =>

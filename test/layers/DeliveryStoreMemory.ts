@@ -52,6 +52,9 @@ const FINISHED: ReadonlyArray<DeliveryState> = ["sent", "failed", "skipped"]
 /** Set inside `transaction`, so a nested one joins it instead of waiting for itself. */
 const InTransaction = Context.Reference<boolean>("test/DeliveryStoreMemory/InTransaction", { defaultValue: () => false })
 
+/** The later of two times, null counting as none (SQL's GREATEST). */
+const latest = (a: Date | null, b: Date | null) => a === null ? b : b === null || a >= b ? a : b
+
 const emptyStatus = (): Status => ({ state: "active", reason: null, delivered: 0, skipped: 0, lastDeliveryAt: null })
 
 export const DeliveryStoreMemory = Layer.effect(DeliveryStore, Effect.gen(function*() {
@@ -164,13 +167,28 @@ export const DeliveryStoreMemory = Layer.effect(DeliveryStore, Effect.gen(functi
           lastSuccessAt: null,
           failingSince: null,
           failures: 0,
-          lastError: null
+          lastError: null,
+          polledSlot: null,
+          successorSlot: null
         }
         s.sources.set(created.id, created)
         return created
       }),
     source: (sourceId) => Effect.sync(() => Option.fromUndefinedOr(s.sources.get(sourceId))),
     lockSource: (sourceId) => Effect.sync(() => Option.fromUndefinedOr(s.sources.get(sourceId))),
+    pollTarget: (sourceId) =>
+      Effect.map(feeds, (all) => {
+        const src = s.sources.get(sourceId)
+        if (src === undefined) return Option.none()
+        const states = all
+          .filter((f) => f.module === src.module && f.feedIdentifier === src.identifier)
+          .map((f) => statusOf(f.id).state)
+        return Option.some({
+          source: src,
+          active: states.filter((st) => st !== "disabled").length,
+          failing: states.filter((st) => st === "failing").length
+        })
+      }),
     sourceOfFeed: (feedId) =>
       Effect.map(feeds, (all) => {
         const feed = all.find((f) => f.id === feedId)
@@ -201,16 +219,35 @@ export const DeliveryStoreMemory = Layer.effect(DeliveryStore, Effect.gen(functi
           failures: 0,
           failingSince: null,
           lastError: null,
-          baselinedAt: r.baseline ? (src.baselinedAt ?? r.at) : src.baselinedAt
+          baselinedAt: r.baseline ? (src.baselinedAt ?? r.at) : src.baselinedAt,
+          polledSlot: latest(src.polledSlot, r.slot ?? null)
         }))
       ),
+    pollUnchanged: (sourceId, r) =>
+      Effect.sync(() => {
+        const src = s.sources.get(sourceId)
+        if (src === undefined || (r.slot !== null && src.polledSlot !== null && src.polledSlot >= r.slot)) return false
+        update(sourceId, () => ({
+          pollState: r.state,
+          lastPollAt: r.at,
+          lastSuccessAt: r.at,
+          failures: 0,
+          failingSince: null,
+          lastError: null,
+          polledSlot: latest(src.polledSlot, r.slot),
+          nextPollAt: r.next,
+          successorSlot: r.next
+        }))
+        return true
+      }),
     pollFailed: (sourceId, r) =>
       Effect.sync(() =>
         update(sourceId, (src) => ({
           failures: src.failures + 1,
           failingSince: src.failingSince ?? r.at,
           lastError: r.message,
-          lastPollAt: r.at
+          lastPollAt: r.at,
+          polledSlot: latest(src.polledSlot, r.slot ?? null)
         }))!
       ),
     resetFailures: (sourceId) => Effect.sync(() => void update(sourceId, () => ({ failures: 0, failingSince: null, lastError: null }))),

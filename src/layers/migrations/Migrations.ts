@@ -7,6 +7,7 @@ import delivery from "./0005_delivery.ts"
 import platformRefreshClaim from "./0006_platform_refresh_claim.ts"
 import feedInsight from "./0007_feed_insight.ts"
 import push from "./0008_push.ts"
+import pollSlots from "./0009_poll_slots.ts"
 
 export const migrations = {
   "0001_initial": initial,
@@ -14,7 +15,8 @@ export const migrations = {
   "0005_delivery": delivery,
   "0006_platform_refresh_claim": platformRefreshClaim,
   "0007_feed_insight": feedInsight,
-  "0008_push": push
+  "0008_push": push,
+  "0009_poll_slots": pollSlots
 }
 
 const run = Migrator.make({})

@@ -26,7 +26,9 @@ export const SourceRow = Schema.Struct({
   last_success_at: When,
   failing_since: When,
   failures: Count,
-  last_error: Schema.NullOr(Schema.String)
+  last_error: Schema.NullOr(Schema.String),
+  polled_slot: When,
+  successor_slot: When
 })
 export const decodeSources = Schema.decodeUnknownEffect(Schema.Array(SourceRow))
 
@@ -42,8 +44,14 @@ export const toSource = (r: typeof SourceRow.Type): DeliverySource => ({
   lastSuccessAt: r.last_success_at,
   failingSince: r.failing_since,
   failures: Number(r.failures),
-  lastError: r.last_error
+  lastError: r.last_error,
+  polledSlot: r.polled_slot,
+  successorSlot: r.successor_slot
 })
+
+/** A source row with its feeds counted (`pollTarget`). */
+export const TargetRow = Schema.Struct({ ...SourceRow.fields, active: Count, failing: Count })
+export const decodeTargets = Schema.decodeUnknownEffect(Schema.Array(TargetRow))
 
 export const FeedState = Schema.Literals(["active", "failing", "disabled"])
 

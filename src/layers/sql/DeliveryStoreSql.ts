@@ -20,6 +20,7 @@ import {
   decodeRefs,
   decodeSources,
   decodeStatus,
+  decodeTargets,
   feedRefColumns,
   feedRefJoins,
   nonEmpty,
@@ -186,11 +187,33 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
       "setFeedState"
     )
 
+  const encodeState = (state: PollState) => JSON.stringify(Schema.encodeSync(PollState)(state))
+
+  /** The source and its feeds counted: what a poll reads before it asks the source. */
+  const pollTarget = (sourceId: string) =>
+    run(
+      sql`SELECT src.*, c.active, c.failing FROM feed_sources src
+        CROSS JOIN LATERAL (
+          SELECT count(*) FILTER (WHERE COALESCE(s.state, 'active') <> 'disabled') AS active,
+            count(*) FILTER (WHERE s.state = 'failing') AS failing
+          FROM feeds f LEFT JOIN feed_status s ON s.feed_id = f.id
+          WHERE f.module = src.module AND f.feed_identifier = src.identifier
+        ) c
+        WHERE src.id = ${sourceId}`.pipe(
+        Effect.flatMap(decodeTargets),
+        Effect.map((rows) =>
+          Option.map(Option.fromNullishOr(rows[0]), (r) => ({ source: toSource(r), active: Number(r.active), failing: Number(r.failing) }))
+        )
+      ),
+      "pollTarget"
+    )
+
   return DeliveryStore.of({
     transaction: (self) => sql.withTransaction(self).pipe(db),
     upsertSource,
     source: (sourceId) => run(oneSource(sql`SELECT * FROM feed_sources WHERE id = ${sourceId}`), "source"),
     lockSource: (sourceId) => run(oneSource(sql`SELECT * FROM feed_sources WHERE id = ${sourceId} FOR UPDATE`), "lockSource"),
+    pollTarget,
     sourceOfFeed: (feedId) =>
       run(
         oneSource(sql`SELECT src.* FROM feed_sources src JOIN feeds f
@@ -203,16 +226,26 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
       run(sql`UPDATE feed_sources SET next_poll_at = ${at} WHERE id = ${sourceId}`.pipe(Effect.asVoid), "setNextPoll"),
     pollSucceeded: (sourceId, r) =>
       run(
-        sql`UPDATE feed_sources SET poll_state = ${JSON.stringify(Schema.encodeSync(PollState)(r.state))}::jsonb,
+        sql`UPDATE feed_sources SET poll_state = ${encodeState(r.state)}::jsonb,
             last_poll_at = ${r.at}, last_success_at = ${r.at}, failures = 0, failing_since = NULL, last_error = NULL,
-            baselined_at = CASE WHEN ${r.baseline} THEN COALESCE(baselined_at, ${r.at}) ELSE baselined_at END
+            baselined_at = CASE WHEN ${r.baseline} THEN COALESCE(baselined_at, ${r.at}) ELSE baselined_at END,
+            polled_slot = GREATEST(polled_slot, ${r.slot ?? null}::timestamptz)
           WHERE id = ${sourceId}`.pipe(Effect.asVoid),
         "pollSucceeded"
+      ),
+    pollUnchanged: (sourceId, r) =>
+      run(
+        sql`UPDATE feed_sources SET poll_state = ${encodeState(r.state)}::jsonb,
+            last_poll_at = ${r.at}, last_success_at = ${r.at}, failures = 0, failing_since = NULL, last_error = NULL,
+            polled_slot = GREATEST(polled_slot, ${r.slot}::timestamptz), next_poll_at = ${r.next}, successor_slot = ${r.next}
+          WHERE id = ${sourceId} AND (${r.slot}::timestamptz IS NULL OR polled_slot IS NULL OR polled_slot < ${r.slot}::timestamptz)
+          RETURNING id`.pipe(Effect.map((rows) => rows.length === 1)),
+        "pollUnchanged"
       ),
     pollFailed: (sourceId, r) =>
       run(
         sql`UPDATE feed_sources SET failures = failures + 1, failing_since = COALESCE(failing_since, ${r.at}),
-            last_error = ${r.message}, last_poll_at = ${r.at}
+            last_error = ${r.message}, last_poll_at = ${r.at}, polled_slot = GREATEST(polled_slot, ${r.slot ?? null}::timestamptz)
           WHERE id = ${sourceId} RETURNING *`.pipe(Effect.flatMap(decodeSources), Effect.map((rows) => toSource(rows[0]!))),
         "pollFailed"
       ),
