@@ -53,6 +53,13 @@ if (current()) {
     format: "esm",
     target: "node20",
     sourcemap: true,
+    // V8 keeps a script's source text in the heap for as long as it runs, at two bytes a character
+    // once one character is outside Latin-1 (a few in the bundled libraries' comments are): ASCII
+    // output without comments and indentation takes the live heap's source text from 18.8 to ~7.5
+    // MiB. Names are kept (no identifier minification), and the source map still gives stack traces.
+    minifyWhitespace: true,
+    charset: "ascii",
+    legalComments: "none",
     logLevel: "warning",
     metafile: true,
     // The version lives in package.json only; the bundles read it from here.
