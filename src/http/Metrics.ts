@@ -8,6 +8,7 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { PrometheusMetrics } from "effect/observability"
 import { timingSafeEqual } from "node:crypto"
 import { runSamplers } from "../services/Metrics.ts"
+import { envelope } from "./Envelope.ts"
 
 const sameSecret = (given: string, expected: string) => {
   const a = Buffer.from(given)
@@ -21,10 +22,8 @@ export const MetricsRoute = (token: Redacted.Redacted<string> | undefined, refre
     const request = yield* HttpServerRequest.HttpServerRequest
     const given = /^Bearer\s+(.+)$/i.exec(request.headers["authorization"] ?? "")?.[1]?.trim() ?? ""
     if (!sameSecret(given, Redacted.value(token))) {
-      return HttpServerResponse.jsonUnsafe(
-        { errors: [{ status: 401, message: "GET /metrics needs Authorization: Bearer <METRICS_TOKEN>." }] },
-        { status: 401 }
-      )
+      // The envelope like every other refusal (the global middleware adds WWW-Authenticate).
+      return envelope(401, "GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.")
     }
     // Gauges read at scrape time (the job engine's queues, the database's connections) are brought up to date first.
     yield* refresh

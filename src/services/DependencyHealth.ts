@@ -6,8 +6,12 @@
  *
  * A `Context.Reference`: one shared state per process by default; a test provides a fresh one with
  * `Layer.succeed(DependencyHealth, makeDependencyHealth())`.
+ *
+ * Time is the state's own monotonic clock, never the reporting fiber's `Clock`: one state hears from
+ * fibers with different clocks (a TestClock at 0, the real one; a client library's logger), and an
+ * outage begun on one and ended on another was logged as down for ~1.7e12 ms.
  */
-import { Clock, Context, Effect, Layer, Logger } from "effect"
+import { Context, Effect, Layer, Logger } from "effect"
 
 /** A line to write: the state of a dependency changed (or a count is due). */
 export interface HealthLine {
@@ -24,6 +28,8 @@ export interface DependencyHealthShape {
   readonly isDown: (dependency: string) => boolean
   /** Names of the dependencies down now (for readiness or tests). */
   readonly down: () => ReadonlyArray<string>
+  /** This state's clock (ms, monotonic): the `now` the reporting functions below pass. */
+  readonly now: () => number
 }
 
 interface Outage {
@@ -37,9 +43,16 @@ interface Outage {
 /** While a dependency stays down, a count line at most this often. */
 export const STILL_DOWN_EVERY_MS = 60_000
 
-export const makeDependencyHealth = (options: { readonly stillDownEveryMs?: number } = {}): DependencyHealthShape => {
+/** Milliseconds on a clock that never jumps (NTP, a test's clock), for durations only. */
+const monotonicMillis = (): number => Math.round(performance.now())
+
+export const makeDependencyHealth = (
+  options: { readonly stillDownEveryMs?: number; readonly now?: () => number } = {}
+): DependencyHealthShape => {
   const every = options.stillDownEveryMs ?? STILL_DOWN_EVERY_MS
   const outages = new Map<string, Outage>()
+  // A `now` before the outage began (a caller passing another clock) is never a negative duration.
+  const since = (outage: Outage, now: number) => Math.max(0, now - outage.since)
   return {
     recordFailure: (dependency, now, detail = {}) => {
       const outage = outages.get(dependency)
@@ -55,7 +68,7 @@ export const makeDependencyHealth = (options: { readonly stillDownEveryMs?: numb
       outage.lastLine = now
       return {
         message: `dependency still down: ${dependency}`,
-        annotations: { ...detail, dependency, failures, down_for_ms: now - outage.since }
+        annotations: { ...detail, dependency, failures, down_for_ms: since(outage, now) }
       }
     },
     recordSuccess: (dependency, now) => {
@@ -64,11 +77,12 @@ export const makeDependencyHealth = (options: { readonly stillDownEveryMs?: numb
       outages.delete(dependency)
       return {
         message: `dependency back: ${dependency}`,
-        annotations: { dependency, failures: outage.failures, down_for_ms: now - outage.since }
+        annotations: { dependency, failures: outage.failures, down_for_ms: since(outage, now) }
       }
     },
     isDown: (dependency) => outages.size > 0 && outages.has(dependency),
-    down: () => [...outages.keys()]
+    down: () => [...outages.keys()],
+    now: options.now ?? monotonicMillis
   }
 }
 
@@ -84,7 +98,7 @@ const write = (line: HealthLine | undefined): Effect.Effect<void> =>
 export const dependencyFailed = (dependency: string, detail?: Record<string, unknown>): Effect.Effect<void> =>
   Effect.withFiber((fiber) => {
     const health = fiber.getRef(DependencyHealth)
-    return Effect.flatMap(Clock.currentTimeMillis, (now) => write(health.recordFailure(dependency, now, detail)))
+    return write(health.recordFailure(dependency, health.now(), detail))
   })
 
 /** Reports a success of `dependency` (nothing to do and nothing logged unless it was down). */
@@ -92,7 +106,7 @@ export const dependencySucceeded = (dependency: string): Effect.Effect<void> =>
   Effect.withFiber((fiber) => {
     const health = fiber.getRef(DependencyHealth)
     if (!health.isDown(dependency)) return Effect.void
-    return Effect.flatMap(Clock.currentTimeMillis, (now) => write(health.recordSuccess(dependency, now)))
+    return write(health.recordSuccess(dependency, health.now()))
   })
 
 /**
@@ -134,7 +148,8 @@ export const libraryLogsAsOutage = (dependency: string): Layer.Layer<never> =>
         Logger.make((options) => {
           let forward: Logger.Options<unknown> = options
           if (options.logLevel === "Warn" || options.logLevel === "Error" || options.logLevel === "Fatal") {
-            const line = options.fiber.getRef(DependencyHealth).recordFailure(dependency, options.date.getTime(), detailOf(options.message))
+            const health = options.fiber.getRef(DependencyHealth)
+            const line = health.recordFailure(dependency, health.now(), detailOf(options.message))
             if (line === undefined) return
             forward = { ...options, message: [line.message, line.annotations] }
           }

@@ -14,6 +14,7 @@ import { ALICE_ID, BOB_ID, BOT1_ID, S1_ID } from "../../src/sandbox/Seed.ts"
 import { generateKey, parseKeyring } from "../../src/services/Cipher.ts"
 import { FormsRepo } from "../../src/services/FormsRepo.ts"
 import { makeFormsRepoMemory } from "../layers/FormsRepoMemory.ts"
+import { CapturedLogs, logged } from "../utils/CapturedLogs.ts"
 import { testDb } from "../utils/Db.ts"
 import { freePort, raw, signIn, TestApp, testAppConfig, UA } from "../utils/TestApp.ts"
 import { formBody, text } from "./Contract.ts"
@@ -337,7 +338,8 @@ const FaultyApp = Layer.unwrap(Effect.gen(function*() {
   )
 }))
 
-layer(FaultyApp, { excludeTestServices: true, timeout: 60_000 })("defects", (it) => {
+// The defect's ERROR line is part of the behaviour: kept (not printed) and checked.
+layer(FaultyApp.pipe(Layer.provideMerge(CapturedLogs.layer)), { excludeTestServices: true, timeout: 60_000 })("defects", (it) => {
   it.effect("a 500 carries the envelope and the request id, no internals", () =>
     Effect.gen(function*() {
       const { access_token: t } = yield* signIn(ALICE_ID)
@@ -353,5 +355,12 @@ layer(FaultyApp, { excludeTestServices: true, timeout: 60_000 })("defects", (it)
       // The rest of the API still answers.
       const user = yield* raw({ token: t }, "/api/v1/user")
       assert.strictEqual(user.status, 200)
+      // The details went to the log instead, once, under the request id, with the token in them redacted.
+      const errors = yield* logged("unhandled failure", ["Error", "Fatal"])
+      assert.strictEqual(errors.length, 1, JSON.stringify(errors))
+      assert.strictEqual(errors[0]!.annotations["request_id"], "defect-probe-1")
+      assert.include(errors[0]!.text, "FormsRepoSql", "the operator gets what failed")
+      assert.notInclude(errors[0]!.text, "bmg_at_leaky")
+      assert.notInclude(JSON.stringify(yield* CapturedLogs.use((c) => c.lines)), t)
     }))
 })

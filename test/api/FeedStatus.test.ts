@@ -7,10 +7,11 @@
  * checks the webhook again and re-enables the feed.
  */
 import { assert, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { FeedStatus } from "../../src/domain/FeedStatus.ts"
 import { deliveryDefaults } from "../../src/layers/config/AppConfig.ts"
 import { ALICE_ID, BOB_ID, BOT1_ID, BOT2_ID, S1_ID, S2_ID } from "../../src/sandbox/Seed.ts"
+import { CapturedLogs, logged } from "../utils/CapturedLogs.ts"
 import { dbKinds } from "../utils/Db.ts"
 import { json, raw, TestApp, tokenOf } from "../utils/TestApp.ts"
 import { expectJson, FEED_MODULES, feedIdentifier, OpenApiDoc, S1_TEXT } from "./Contract.ts"
@@ -182,7 +183,10 @@ const sandbox = (method: string, path: string, body?: unknown) =>
 
 for (const db of dbKinds) {
   layer(
-    TestApp.layer({ capabilities: { db }, config: { delivery: { ...deliveryDefaults(true), pollIntervalSeconds: 1 } } }),
+    // The disable this test provokes is logged (a warning): kept, and checked.
+    TestApp.layer({ capabilities: { db }, config: { delivery: { ...deliveryDefaults(true), pollIntervalSeconds: 1 } } }).pipe(
+      Layer.provideMerge(CapturedLogs.layer)
+    ),
     { excludeTestServices: true, timeout: 90_000 }
   )(`feed status after delivery (${db})`, (it) => {
     it.effect("polled, then a published item posted and counted; a refusing webhook disables it; PATCH re-enables it", () =>
@@ -222,6 +226,9 @@ for (const db of dbKinds) {
         assert.isAbove(disabled.reason!.length, 10)
         assert.isNull(disabled.next_poll_at)
         assert.strictEqual(disabled.delivered, 1)
+        // The operator's log says it once, with the reason the user sees.
+        const lines = (yield* logged("feed disabled")).filter((l) => l.annotations["feed"] === feed.id)
+        assert.deepStrictEqual(lines.map((l) => l.annotations["reason"]), [disabled.reason])
 
         // A PATCH checks the webhook again: still refusing → 400 at webhook_url, the feed stays disabled.
         yield* sandbox("POST", "/sandbox/faults", { route: "GET /webhooks/{id}/{token}", kind: "401", count: 1 })

@@ -4,7 +4,7 @@
  * the wire shape, webhook reuse vs creation, webhook secrecy, the 400/403 rules and the lookups.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import {
   ALICE_ID,
   BOT1_ID,
@@ -22,6 +22,8 @@ import {
   WEBHOOK_S3_TOKEN
 } from "../../src/sandbox/Seed.ts"
 import { RSS_PATHS } from "../../src/sandbox/sources/Seed.ts"
+import { DependencyHealth, makeDependencyHealth } from "../../src/services/DependencyHealth.ts"
+import { CapturedLogs, logged } from "../utils/CapturedLogs.ts"
 import { dbKinds } from "../utils/Db.ts"
 import { raw, TestApp, tokenOf } from "../utils/TestApp.ts"
 
@@ -485,7 +487,12 @@ for (const db of dbKinds) {
   })
 }
 
-layer(TestApp.layer({ capabilities: "memory", config: { upstreamTimeoutMs: 400 } }), { excludeTestServices: true, timeout: 60_000 })(
+// The outages these tests provoke are logged (one line down, one back): kept, with a state of their own, and checked.
+const timingOut = TestApp.layer({ capabilities: "memory", config: { upstreamTimeoutMs: 400 } }).pipe(
+  Layer.provide(Layer.succeed(DependencyHealth, makeDependencyHealth())),
+  Layer.provideMerge(CapturedLogs.layer)
+)
+layer(timingOut, { excludeTestServices: true, timeout: 60_000 })(
   "feeds: a source that times out",
   (it) => {
     it.effect("getUserId and create → 408 envelope naming the source, when the source hangs", () =>
@@ -505,6 +512,13 @@ layer(TestApp.layer({ capabilities: "memory", config: { upstreamTimeoutMs: 400 }
         // The faults are spent: the source answers again.
         const again = yield* call("GET", `${modulePath("streaming")}/getUserId/sandboxstreamer`)
         assert.strictEqual(again.status, 200, JSON.stringify(again.body))
+        // An operator reads two lines for it: down (the first time-out), back (with the count).
+        const lines = yield* logged("streaming (Twitch)")
+        assert.deepStrictEqual(lines.map((l) => l.text), ["dependency down: streaming (Twitch)", "dependency back: streaming (Twitch)"])
+        assert.strictEqual(lines[1]!.annotations["failures"], 2)
+        const downFor = lines[1]!.annotations["down_for_ms"] as number
+        assert.isAtLeast(downFor, 0)
+        assert.isBelow(downFor, 120_000, "an outage of this test, not an epoch")
       }))
 
     it.effect("every 503 of a source carries Retry-After and retry_after; an RSS 429's own Retry-After is passed on", () =>

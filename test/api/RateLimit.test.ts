@@ -13,6 +13,8 @@ import type { ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { countRequest, makeFallbackLimiter } from "../../src/http/RateLimit.ts"
 import { ALICE_ID } from "../../src/sandbox/Seed.ts"
+import { DependencyHealth, makeDependencyHealth } from "../../src/services/DependencyHealth.ts"
+import { CapturedLogs, logged } from "../utils/CapturedLogs.ts"
 import { freePort, json, raw, signIn, TestApp } from "../utils/TestApp.ts"
 
 describe("fixed window", () => {
@@ -68,7 +70,16 @@ describe("shared store unreachable", () => {
       assert.strictEqual(yield* count("user-2"), "Success", "per key, as in the shared store")
       yield* TestClock.adjust(Duration.seconds(61))
       assert.strictEqual(yield* count("user-1"), "Success", "the memory window resets too")
-    }).pipe(Effect.provide(RateLimiter.layer.pipe(Layer.provide(UnreachableStore)))))
+      // Seven failed store calls, one line: the outage, not each request.
+      const lines = yield* logged("dependency")
+      assert.deepStrictEqual(lines.map((l) => l.text), ["dependency down: redis"], JSON.stringify(lines))
+      assert.strictEqual(lines[0]!.annotations["detail"], "connection refused")
+    }).pipe(
+      Effect.provide(RateLimiter.layer.pipe(Layer.provide(UnreachableStore))),
+      // A state of its own: this outage (under the TestClock) must not be "back" in another test.
+      Effect.provideService(DependencyHealth, makeDependencyHealth()),
+      Effect.provide(CapturedLogs.layer)
+    ))
 })
 
 const redisUrl = process.env.TEST_REDIS_URL
@@ -77,7 +88,7 @@ const redisUrl = process.env.TEST_REDIS_URL
 if (redisUrl !== undefined) {
   const prefix = `gateway-test-${randomBytes(4).toString("hex")}:`
   const config = { redisUrl, redisKeyPrefix: prefix, rateLimitApiPerMinute: 5 }
-  const A = TestApp.layer({ capabilities: { db: "pglite" }, config })
+  const A = TestApp.layer({ capabilities: { db: "pglite" }, config }).pipe(Layer.provideMerge(CapturedLogs.layer))
   const B = TestApp.layer({ capabilities: { db: "pglite" }, config })
 
   layer(A, { excludeTestServices: true, timeout: 60_000 })("two instances on one Redis", (it) => {
@@ -114,8 +125,8 @@ if (redisUrl !== undefined) {
     return TestApp.layer({
       capabilities: { db: "pglite" },
       config: { redisUrl: `redis://127.0.0.1:${port}`, redisKeyPrefix: prefix, rateLimitApiPerMinute: 5, rateLimitAuthPerHour: 10 }
-    }).pipe(Layer.merge(Layer.succeed(PrivateRedis, child)))
-  }))
+    }).pipe(Layer.merge(Layer.succeed(PrivateRedis, child)), Layer.provide(Layer.succeed(DependencyHealth, makeDependencyHealth())))
+  })).pipe(Layer.provideMerge(CapturedLogs.layer))
 
   layer(privateRedis, { excludeTestServices: true, timeout: 60_000 })("Redis lost while running", (it) => {
     it.effect("each instance counts in memory: /api and /auth limits hold, with their headers (bounded)", () =>
@@ -141,6 +152,9 @@ if (redisUrl !== undefined) {
         for (let i = 0; i < 20; i++) auth.push((yield* raw({ method: "POST" }, "/auth/idp/token/check")).status)
         assert.deepStrictEqual(auth.slice(0, 10), Array.from({ length: 10 }, () => 401), JSON.stringify(auth))
         assert.isTrue(auth.slice(10).every((s) => s === 429), JSON.stringify(auth))
+        // Forty requests and the client's reconnect attempts while Redis is gone: one line says so.
+        const lines = yield* logged("dependency")
+        assert.deepStrictEqual(lines.map((l) => l.text.replace(/ \{.*$/, "")), ["dependency down: redis"], JSON.stringify(lines))
       }))
   })
 }

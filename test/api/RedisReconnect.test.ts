@@ -13,6 +13,7 @@ import type { Capabilities } from "../../src/layers/App.ts"
 import { RedisSocketTuning } from "../../src/layers/cache/RedisClient.ts"
 import { generateKey, parseKeyring } from "../../src/services/Cipher.ts"
 import { DependencyHealth, makeDependencyHealth } from "../../src/services/DependencyHealth.ts"
+import { CapturedLogs, logged } from "../utils/CapturedLogs.ts"
 import { testDb } from "../utils/Db.ts"
 import { redisProxy } from "../utils/RedisProxy.ts"
 import type { RedisProxy } from "../utils/RedisProxy.ts"
@@ -61,12 +62,13 @@ describe.runIf(REDIS !== undefined)("rate limits after Redis comes back (TEST_RE
     const capabilities = liveCapabilities(config, parseKeyring(generateKey()), testDb("pglite"))
     return makeApp(config, capabilities as Layer.Layer<Capabilities, unknown>).pipe(
       Layer.merge(Layer.succeed(TestApp, TestApp.of({ url: config.publicUrl, config }))),
-      Layer.provide(Layer.succeed(References.MinimumLogLevel, "Error")),
+      // The outage's lines are part of what is checked: kept (CapturedLogs), not printed.
+      Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn")),
       Layer.provide(Layer.succeed(DependencyHealth, makeDependencyHealth())),
       // An idle connection ends by a socket time-out after 400 ms (node-redis has none by default).
       Layer.provide(Layer.succeed(RedisSocketTuning, { socketTimeout: 400 }))
     )
-  }))
+  })).pipe(Layer.provideMerge(CapturedLogs.layer))
 
   layer(app, { excludeTestServices: true, timeout: 60_000 })("blackholed, timed out, restored", (it) => {
     it.effect("counting goes back to Redis once it answers again, whatever ended the connection", () =>
@@ -96,6 +98,18 @@ describe.runIf(REDIS !== undefined)("rate limits after Redis comes back (TEST_RE
           now = yield* storedCount
         }
         assert.isAbove(now, before, "the limiter stayed on memory counting after Redis came back")
+
+        // What an operator read meanwhile: each outage a "down" line then a "back" line (idle
+        // time-outs may add pairs, or a "down" just now), down_for_ms plausible.
+        const lines = (yield* logged("dependency")).filter((l) => l.text.includes(": redis"))
+        const kinds = lines.map((l) => /^dependency (down|still down|back)/.exec(l.text)?.[1])
+        kinds.forEach((kind, i) => assert.strictEqual(kind, i % 2 === 0 ? "down" : "back", JSON.stringify(lines)))
+        const downFor = lines.filter((l) => l.text.startsWith("dependency back")).map((l) => l.annotations["down_for_ms"] as number)
+        for (const ms of downFor) {
+          assert.isAtLeast(ms, 0, JSON.stringify(lines))
+          assert.isBelow(ms, 10 * 60_000, `an outage of this test lasted ${ms} ms?`)
+        }
+        assert.isAtLeast(Math.max(...downFor), 1_000, "the partition (1.5 s at least) is one of them")
       }).pipe(Effect.ensuring(Effect.sync(() => proxy!.restore()))))
   })
 })

@@ -16,6 +16,7 @@ import { Cipher, generateKey, parseKeyring } from "../../src/services/Cipher.ts"
 import type { Keyring } from "../../src/services/Cipher.ts"
 import { TokenStore } from "../../src/services/TokenStore.ts"
 import { TokenStoreMemory } from "../layers/TokenStoreMemory.ts"
+import { CapturedLogs } from "../utils/CapturedLogs.ts"
 import { testDb } from "../utils/Db.ts"
 import { makeFakePlatform, testConfig, testKeyring } from "./AuthFixtures.ts"
 import type { FakePlatform } from "./AuthFixtures.ts"
@@ -35,8 +36,11 @@ const instance = (options: { readonly cacheMs?: number; readonly keyring?: Keyri
     return Context.get(context, Auth)
   })
 
+/** The store, keys, platform and settings every instance shares; what they log is kept (CapturedLogs), not printed. */
 const shared = <E>(store: Layer.Layer<TokenStore, E>, fake: FakePlatform) =>
-  Layer.mergeAll(store, Cipher.layer(testKeyring), Layer.succeed(ChatPlatform, fake.platform), SettingsLive(testConfig()))
+  Layer.mergeAll(store, Cipher.layer(testKeyring), Layer.succeed(ChatPlatform, fake.platform), SettingsLive(testConfig())).pipe(
+    Layer.provideMerge(CapturedLogs.layer)
+  )
 
 /** Signs in through `auth` (login → the platform approves → callback → exchange); the principal. */
 const signIn = (auth: Auth["Service"], fake: FakePlatform) =>
@@ -70,6 +74,9 @@ const race = (fake: FakePlatform, cacheMs?: number) =>
     assert.strictEqual(Redacted.value(yield* b.platformToken(principal)), fake.issued[2])
     assert.strictEqual(Redacted.value(yield* a.platformToken(principal)), fake.issued[2])
     assert.strictEqual(fake.calls.refreshToken, 1)
+    // Neither the old nor the new platform token in a line either instance logged.
+    const logs = JSON.stringify(yield* CapturedLogs.use((c) => c.lines))
+    for (const token of fake.issued) assert.notInclude(logs, token)
   })
 
 describe("two instances racing to refresh one platform token", () => {

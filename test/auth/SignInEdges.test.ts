@@ -12,6 +12,7 @@ import { ALICE_ID } from "../../src/sandbox/Seed.ts"
 import { Auth } from "../../src/services/Auth.ts"
 import { s256 } from "../../src/services/Pkce.ts"
 import { TokenStoreMemory } from "../layers/TokenStoreMemory.ts"
+import { CapturedLogs, logged } from "../utils/CapturedLogs.ts"
 import { testDb } from "../utils/Db.ts"
 import { CLIENT_REDIRECT, json, raw, signIn, TestApp, UA } from "../utils/TestApp.ts"
 import { alice, authLayer, makeFakePlatform } from "./AuthFixtures.ts"
@@ -46,7 +47,9 @@ const signInRedirect = (fake: FakePlatform, options: { readonly codeChallenge?: 
 
 describe("sign-in on a real database", () => {
   const fake = makeFakePlatform()
-  layer(authLayer(TokenStoreSql.pipe(Layer.provideMerge(testDb("pglite"))), fake), { excludeTestServices: true })("sign-in (pglite)", (it) => {
+  layer(authLayer(TokenStoreSql.pipe(Layer.provideMerge(testDb("pglite"))), fake).pipe(Layer.provideMerge(CapturedLogs.layer)), {
+    excludeTestServices: true
+  })("sign-in (pglite)", (it) => {
     it.effect("U+0000 in the sign-in state or code_challenge → 400 naming the parameter (every problem at once), before anything is stored", () =>
       Effect.gen(function*() {
         const auth = yield* Auth
@@ -107,7 +110,8 @@ describe("PKCE code_verifier syntax (RFC 7636 §4.1: 43 to 128 of [A-Za-z0-9-._~
   }
 })
 
-layer(TestApp.layer({ capabilities: "memory" }), { excludeTestServices: true, timeout: 60_000 })("sign-in and token headers over HTTP", (it) => {
+const http = TestApp.layer({ capabilities: "memory" }).pipe(Layer.provideMerge(CapturedLogs.layer))
+layer(http, { excludeTestServices: true, timeout: 60_000 })("sign-in and token headers over HTTP", (it) => {
   it.effect("U+0000 in state or code_challenge → 400 naming the parameter, never a 500 or 503", () =>
     Effect.gen(function*() {
       for (const [extra, path] of [["&state=a%00b", "state"], [`&code_challenge=${"A".repeat(21)}%00${"A".repeat(21)}&code_challenge_method=S256`, "code_challenge"]] as const) {
@@ -169,5 +173,10 @@ layer(TestApp.layer({ capabilities: "memory" }), { excludeTestServices: true, ti
       assert.strictEqual(yield* message({ "x-access-token": `Bearer ${ofLength(513)}` }), notAToken)
       assert.strictEqual((yield* raw({ headers: { authorization: ofLength(513), "x-access-token": access_token } }, "/api/v1/user")).status, 200)
       assert.strictEqual((yield* raw({ headers: { authorization: ofLength(512), "x-access-token": access_token, "user-agent": UA } }, "/api/v1/user")).status, 200)
+      // Refused tokens are the client's mistake, not an error of the gateway; and no token in a line.
+      assert.isEmpty(yield* logged("", ["Error", "Fatal"]))
+      const logs = JSON.stringify(yield* CapturedLogs.use((c) => c.lines))
+      assert.notInclude(logs, access_token)
+      assert.notInclude(logs, ofLength(512))
     }))
 })

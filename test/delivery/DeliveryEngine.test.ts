@@ -13,6 +13,7 @@ import { Delivery, UNKNOWN_OUTCOME } from "../../src/services/Delivery.ts"
 import { DeliveryScheduling } from "../../src/services/DeliveryScheduling.ts"
 import { DeliveryStore } from "../../src/services/DeliveryStore.ts"
 import { PollFailed } from "../../src/services/SourcePoller.ts"
+import { CapturedLogs, logged } from "../utils/CapturedLogs.ts"
 import { dbKinds } from "../utils/Db.ts"
 import {
   auditOf,
@@ -67,7 +68,8 @@ for (const kind of dbKinds) {
       return { webhook, identifier, feedId, sourceId }
     })
 
-  layer(Layer.provideMerge(engine, base), { excludeTestServices: true, timeout: "180 seconds" })(
+  // The failures these tests provoke are logged (a 429, a 500, a disabled feed): kept, and checked where they are the behaviour.
+  layer(Layer.provideMerge(engine, base).pipe(Layer.provideMerge(CapturedLogs.layer)), { excludeTestServices: true, timeout: "180 seconds" })(
     `delivery, step by step, on ${kind}`,
     (it) => {
       it.effect("baseline posts nothing; a new item is posted once, rendered, and counted", () =>
@@ -188,6 +190,11 @@ for (const kind of dbKinds) {
           assert.deepStrictEqual(yield* delivery.postWebhook(webhook.id), { sent: 0, failed: 0, interrupted: 0, more: false })
           assert.strictEqual((yield* auditOf(feedId)).length, 1)
           assert.strictEqual((yield* deliveriesOf(feedId)).length, 2)
+          // The operator is told once, with the feed and why; never the webhook's token.
+          const disabled = (yield* logged("feed disabled")).filter((l) => l.annotations["feed"] === String(feedId))
+          assert.strictEqual(disabled.length, 1, JSON.stringify(disabled))
+          assert.strictEqual(disabled[0]!.annotations["reason"], status.reason)
+          assert.notInclude(JSON.stringify(yield* CapturedLogs.use((c) => c.lines)), webhook.token)
         }))
 
       it.effect("429 from the webhook: waited out within the call, nothing lost, nothing twice", () =>
@@ -202,6 +209,11 @@ for (const kind of dbKinds) {
           assert.deepInclude(yield* delivery.postWebhook(webhook.id), { sent: 3, failed: 0 })
           assert.isAtLeast(Date.now() - started, 900, "two 429s of 0.5 s were waited out")
           assert.deepStrictEqual((yield* inbox(webhook.id)).map((m) => m.body), served.map((i) => bodyOf(i)))
+          // Each 429 logged under the route's template: the webhook's token is not in a log line.
+          const limited = yield* logged("Chat platform answered 429")
+          assert.isAtLeast(limited.length, 2, JSON.stringify(limited))
+          for (const line of limited) assert.strictEqual(line.annotations["route"], "POST /webhooks/:webhook/:token")
+          assert.notInclude(JSON.stringify(yield* CapturedLogs.use((c) => c.lines)), webhook.token)
         }))
 
       it.effect("500 from the webhook: back to pending, retried by the next attempt, posted once", () =>
@@ -265,6 +277,8 @@ for (const kind of dbKinds) {
             ["i1", "failed", UNKNOWN_OUTCOME],
             ["i2", "sent", null]
           ])
+          const marked = (yield* logged("left mid-send")).filter((l) => l.annotations["webhook"] === webhook.id)
+          assert.deepStrictEqual(marked.map((l) => l.annotations["count"]), [1], "the operator is told how many outcomes are unknown")
           assert.deepStrictEqual((yield* inbox(webhook.id)).map((m) => (m.body["content"] as string).split("\n")[1]), ["https://news.test/i/i2"])
         }))
 
@@ -293,6 +307,8 @@ for (const kind of dbKinds) {
           assert.strictEqual(status.state, "disabled")
           assert.match(status.reason ?? "", /^The source has failed for 2[45] hours: The feed's server answered 500\./)
           assert.strictEqual((yield* auditOf(feedId)).length, 1)
+          const disabled = (yield* logged("feed disabled")).filter((l) => l.annotations["feed"] === String(feedId))
+          assert.deepStrictEqual(disabled.map((l) => l.annotations["reason"]), [status.reason])
           const polls = script.polls(identifier)
           assert.strictEqual((yield* delivery.pollSource(sourceId))._tag, "Idle")
           assert.strictEqual(script.polls(identifier), polls)
@@ -341,7 +357,7 @@ for (const kind of dbKinds) {
 
   describe(`delivery on workers, on ${kind}`, () => {
     // The test's own Discord client, to create webhooks; each worker has its own.
-    layer(Layer.provideMerge(platformLayer, base), { excludeTestServices: true, timeout: "240 seconds" })("jobs", (it) => {
+    layer(Layer.provideMerge(platformLayer, base).pipe(Layer.provideMerge(CapturedLogs.layer)), { excludeTestServices: true, timeout: "240 seconds" })("jobs", (it) => {
       it.effect("one worker: a new feed is baselined at once, then a published item is posted once, polls chained", () =>
         Effect.gen(function*() {
           const webhook = yield* newWebhook

@@ -13,6 +13,7 @@ import { SandboxServer } from "../../src/sandbox/Sandbox.ts"
 import { Delivery } from "../../src/services/Delivery.ts"
 import { DeliveryScheduling } from "../../src/services/DeliveryScheduling.ts"
 import { DeliveryStore } from "../../src/services/DeliveryStore.ts"
+import { CapturedLogs, logged } from "../utils/CapturedLogs.ts"
 import { dbKinds } from "../utils/Db.ts"
 import type { TestWebhook } from "./DeliveryHarness.ts"
 import { auditOf, deleteWebhook, deliveriesOf, dropSchemaAtEnd, inbox, insertFeed, newWebhook, processLayer, scriptedPoller, world } from "./DeliveryHarness.ts"
@@ -77,7 +78,9 @@ for (const kind of dbKinds) {
   const base = dropSchemaAtEnd(pgboss).pipe(Layer.provideMerge(world(kind)))
   const engine = processLayer({ pgbossSchema: pgboss, poller })
 
-  layer(Layer.provideMerge(engine, base), { excludeTestServices: true, timeout: "120 seconds" })(`webhook refusals on ${kind}`, (it) => {
+  // Each disable is logged (a warning): kept, and checked below.
+  const app = Layer.provideMerge(engine, base).pipe(Layer.provideMerge(CapturedLogs.layer))
+  layer(app, { excludeTestServices: true, timeout: "120 seconds" })(`webhook refusals on ${kind}`, (it) => {
     for (const c of cases) {
       it.effect(`${c.status}: ${c.how} → disabled with the reason, audited once, never retried, nothing sent afterwards`, () =>
         Effect.gen(function*() {
@@ -111,6 +114,10 @@ for (const kind of dbKinds) {
           const audit = yield* auditOf(feedId)
           assert.deepStrictEqual(audit.map((a) => [a.user_id, a.user_name, a.event_type, a.module_name]), [["200000000000000002", "FeedsBot", "PATCH", "rss"]])
           assert.strictEqual(audit[0]!.event_string, `Disabled rss feed ${feedId} ("${identifier}"): ${status.reason}`)
+          // The operator's log says it once, with the same reason, and never shows the webhook's token.
+          const disabled = (yield* logged("feed disabled")).filter((l) => l.annotations["feed"] === String(feedId))
+          assert.deepStrictEqual(disabled.map((l) => l.annotations["reason"]), [status.reason])
+          assert.notInclude(JSON.stringify(yield* CapturedLogs.use((c) => c.lines)), webhook.token)
 
           // Afterwards: new items are neither polled for it nor sent; no second audit entry.
           script.serve(identifier, [item(`${c.status}-1`, 3), item(`${c.status}-2`, 2), item(`${c.status}-3`, 1)])

@@ -13,6 +13,8 @@ import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
 import { S1_ID, S2_ID } from "../../src/sandbox/Seed.ts"
 import { TASKBOARD_TEAM } from "../../src/sandbox/sources/Seed.ts"
 import { TaskBoard } from "../../src/services/TaskBoard.ts"
+import { DependencyHealth, makeDependencyHealth } from "../../src/services/DependencyHealth.ts"
+import { CapturedLogs, logged } from "../utils/CapturedLogs.ts"
 
 /** The pairings the client reads on every call: the test changes them as the CLI would. */
 class Pairings extends Context.Service<Pairings, Map<string, TaskBoardPairing>>()("test/Pairings") {}
@@ -40,7 +42,10 @@ const Env = Layer.unwrap(Effect.gen(function*() {
   return Layer.effect(Clients, Effect.all({ cached: client(), coalescing: client(0) }))
 })).pipe(
   Layer.provideMerge(Layer.mergeAll(SandboxServer.layer(), FetchHttpClient.layer)),
-  Layer.provideMerge(Layer.sync(Pairings, () => new Map([[S1_ID, pairing("sandbox")]])))
+  Layer.provideMerge(Layer.sync(Pairings, () => new Map([[S1_ID, pairing("sandbox")]]))),
+  // What the client logs (an unknown team, an outage) is kept and checked, with an outage state of this file's own.
+  Layer.provide(Layer.succeed(DependencyHealth, makeDependencyHealth())),
+  Layer.provideMerge(CapturedLogs.layer)
 )
 
 const control = (method: string, path: string, body?: unknown) =>
@@ -94,6 +99,9 @@ layer(Env, { excludeTestServices: true })("TaskBoardTrello cache", (it) => {
       pairings.set(S1_ID, { ...pairing("rotated-token"), teamId: "another-team" })
       assert.isUndefined(yield* cached.boards(S1_ID))
       pairings.set(S1_ID, pairing("sandbox"))
+      // The operator is told which server's pairing Trello no longer accepts.
+      const refused = yield* logged("Trello no longer accepts a server's pairing")
+      assert.deepStrictEqual(refused.map((l) => l.annotations["serverId"]), [S1_ID])
     }))
 
   it.effect("a failure is never kept: the next read calls again", () =>
@@ -105,6 +113,9 @@ layer(Env, { excludeTestServices: true })("TaskBoardTrello cache", (it) => {
       assert.strictEqual(failed._tag, "ServiceUnavailable")
       assert.isAbove((yield* coalescing.boards(S1_ID))!.length, 0)
       assert.strictEqual(yield* calls, 2)
+      // One outage, two lines: down, then back once the next read succeeds.
+      const outage = yield* logged("task board (Trello)")
+      assert.deepStrictEqual(outage.map((l) => l.text.replace(/ \{.*$/, "")), ["dependency down: task board (Trello)", "dependency back: task board (Trello)"])
     }))
 
   it.effect("TTL 0 only coalesces: concurrent reads share one call, sequential reads each call", () =>

@@ -6,11 +6,12 @@
  * workers sweep every poll interval (1 s here).
  */
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { deliveryDefaults } from "../../src/layers/config/AppConfig.ts"
 import { ALICE_ID, BOB_ID, BOT2_TOKEN, channelId, CHANNEL_INDEX } from "../../src/sandbox/Seed.ts"
 import { noticeContent } from "../../src/services/DisableNotices.ts"
 import type { OpenNotice } from "../../src/services/DisableNotices.ts"
+import { CapturedLogs, logged } from "../utils/CapturedLogs.ts"
 import { dbKinds } from "../utils/Db.ts"
 import { TestApp } from "../utils/TestApp.ts"
 import { baselined, call, createFeed, eventually, modulePath, publish, sandbox } from "./InsightApp.ts"
@@ -59,7 +60,10 @@ describe("noticeContent", () => {
 
 for (const db of dbKinds) {
   layer(
-    TestApp.layer({ capabilities: { db }, config: { delivery: { ...deliveryDefaults(true), pollIntervalSeconds: 1 } } }),
+    // The disables this test provokes are logged (warnings): kept, and checked.
+    TestApp.layer({ capabilities: { db }, config: { delivery: { ...deliveryDefaults(true), pollIntervalSeconds: 1 } } }).pipe(
+      Layer.provideMerge(CapturedLogs.layer)
+    ),
     { excludeTestServices: true, timeout: 90_000 }
   )(`disable notices in the sandbox (${db})`, (it) => {
     it.effect("a deleted webhook: the feed disabled, exactly one DM to its creator; a second disable within the hour: none", () =>
@@ -90,6 +94,9 @@ for (const db of dbKinds) {
         yield* eventually(status(second.id), (s) => s.state === "disabled", "the second feed disabled")
         yield* Effect.sleep("3 seconds") // three sweeps
         assert.strictEqual((yield* dms(ALICE_ID)).length, 1, "one DM per user per hour")
+        // The operator's log: each disable once.
+        const disabled = (yield* logged("feed disabled")).map((l) => l.annotations["feed"])
+        assert.sameMembers(disabled, [first.id, second.id], JSON.stringify(disabled))
       }))
   })
 }

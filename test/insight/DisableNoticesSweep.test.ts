@@ -13,6 +13,7 @@ import { DisableNoticesSql } from "../../src/layers/sql/DisableNoticesSql.ts"
 import { ChatPlatform, PlatformRejected } from "../../src/services/ChatPlatform.ts"
 import { Cipher, generateKey, parseKeyring } from "../../src/services/Cipher.ts"
 import { DisableNotices } from "../../src/services/DisableNotices.ts"
+import { CapturedLogs, logged } from "../utils/CapturedLogs.ts"
 import { dbKinds, testDb } from "../utils/Db.ts"
 
 const BOT = "200000000000000009"
@@ -37,8 +38,14 @@ const Env = (kind: (typeof dbKinds)[number]) =>
     Layer.provideMerge(DisableNoticesSql),
     Layer.provideMerge(Platform),
     Layer.provideMerge(Cipher.layer(parseKeyring(generateKey()))),
-    Layer.provideMerge(testDb(kind))
+    Layer.provideMerge(testDb(kind)),
+    // The refusals and outages these tests provoke are logged (warnings): kept, and checked.
+    Layer.provideMerge(CapturedLogs.layer)
   )
+
+/** The warnings logged about `user`'s notices, by message. */
+const warningsFor = (user: string, text: string) =>
+  Effect.map(logged(text), (lines) => lines.filter((l) => l.annotations["user"] === user))
 
 /** A feed of `bot` on server `server`, created by `creator` (its audit entry), or by nobody known. */
 const feed = (server: string, creator: string | null, bot = BOT) =>
@@ -105,6 +112,7 @@ for (const kind of dbKinds) {
         assert.deepStrictEqual(yield* notices.sweep, { sent: 0, waiting: 2, dropped: 0 }, "not taken now: released")
         assert.deepStrictEqual(yield* notices.sweep, { sent: 1, waiting: 0, dropped: 0 }, "the next sweep sends them")
         assert.strictEqual(sent.length, 2)
+        assert.lengthOf(yield* warningsFor(user, "disable notice not sent now"), 1, "the outage is logged once")
         assert.include(sent[1]!.content, "2 of your feeds were disabled")
         assert.include(sent[1]!.content, `forum feed ${b} (`)
         assert.include(sent[1]!.content, `forum feed ${c} (`)
@@ -119,6 +127,10 @@ for (const kind of dbKinds) {
         assert.deepStrictEqual(yield* notices.sweep, { sent: 0, waiting: 0, dropped: 1 })
         assert.deepStrictEqual(yield* notices.sweep, { sent: 0, waiting: 0, dropped: 0 }, "not retried")
         assert.strictEqual(sent.length, 2)
+        const refused = yield* warningsFor(user, "disable notice refused by the chat platform")
+        assert.deepStrictEqual(refused.map((l) => [l.annotations["bot"], l.annotations["status"]]), [[BOT, 403]])
+        const logs = JSON.stringify(yield* CapturedLogs.use((c) => c.lines))
+        assert.notInclude(logs, "bot-token", "a bot's token is never logged")
 
         // Two workers sweeping at once: one message.
         const other = `${user}-2`
@@ -160,6 +172,8 @@ for (const kind of dbKinds) {
         assert.deepInclude(sent[1]!, { token: "bot-b-token", userId: user })
         assert.include(sent[1]!.content, "Reason A2.")
         assert.include(sent[1]!.content, "Reason B2.")
+        const refused = yield* warningsFor(user, "disable notice refused by the chat platform")
+        assert.deepStrictEqual(refused.map((l) => l.annotations["bot"]), [BOT], "bot A's refusal is logged; B's send is not")
       }))
   })
 }

@@ -27,7 +27,9 @@ const T0 = Date.parse("2026-01-01T00:00:00Z")
 const at = (s: number) => new Date(T0 + s * 1000)
 
 for (const kind of dbKinds) {
-  layer(Env(kind), { timeout: 60_000 })(`push store (${kind})`, (it) => {
+  // The real clock: the test's times are wall-clock ones (Date.now()), and a TestClock left at 1970
+  // under a live database pool only warned "a test is using time, but is not advancing the test clock".
+  layer(Env(kind), { excludeTestServices: true, timeout: 60_000 })(`push store (${kind})`, (it) => {
     it.effect("subscriptions, secrets, leases, the backstop, message ids", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient

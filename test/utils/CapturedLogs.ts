@@ -4,13 +4,15 @@
  * `CapturedLogs.layer` to the tests (or to the layer that logs): every line logged under it is
  * collected, none reaches the console; `CapturedLogs.lines` reads them for an assertion.
  */
-import { Cause, Context, Effect, Layer, Logger } from "effect"
+import { Cause, Context, Effect, Layer, Logger, References } from "effect"
 
 export interface LogLine {
   /** "Warn", "Error"… */
   readonly level: string
   /** The message (parts joined by a space) and the cause, if any. */
   readonly text: string
+  /** The line's annotations (`Effect.annotateLogs`), as a JSON logger would write them. */
+  readonly annotations: Readonly<Record<string, unknown>>
 }
 
 export class CapturedLogs extends Context.Service<CapturedLogs, {
@@ -20,10 +22,10 @@ export class CapturedLogs extends Context.Service<CapturedLogs, {
 }>()("test/CapturedLogs") {
   static readonly layer: Layer.Layer<CapturedLogs> = Layer.unwrap(Effect.sync(() => {
     const lines: Array<LogLine> = []
-    const logger = Logger.make(({ cause, logLevel, message }) => {
+    const logger = Logger.make(({ cause, fiber, logLevel, message }) => {
       const parts = (Array.isArray(message) ? message : [message]).map((m) => typeof m === "string" ? m : JSON.stringify(m))
       if (cause.reasons.length > 0) parts.push(Cause.pretty(cause))
-      lines.push({ level: logLevel, text: parts.join(" ") })
+      lines.push({ level: logLevel, text: parts.join(" "), annotations: { ...fiber.getRef(References.CurrentLogAnnotations) } })
     })
     return Layer.merge(
       Logger.layer([logger]),

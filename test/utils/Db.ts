@@ -3,7 +3,7 @@
  * Each PostgreSQL suite gets its own schema, so files run in parallel against one database.
  */
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer, Redacted, References } from "effect"
 import { Reactivity } from "effect/reactivity"
 import type { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
@@ -30,4 +30,6 @@ export const rawDb = (kind: DbKind): Layer.Layer<SqlClient.SqlClient | PgClient.
     : Layer.unwrap(Effect.map(embeddedPostgres("memory://"), (url) => PgClient.layer({ url, maxConnections: 1 })))
 
 /** A migrated database of the given kind. */
-export const testDb = (kind: DbKind) => MigrationsLayer.pipe(Layer.provideMerge(rawDb(kind)))
+// Migrations at Warn: the "database migrated" line of every suite would drown the test output.
+export const testDb = (kind: DbKind) =>
+  MigrationsLayer.pipe(Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn")), Layer.provideMerge(rawDb(kind)))

@@ -19,6 +19,7 @@ import type { Capabilities } from "../../src/layers/App.ts"
 import { ChatPlatformDiscord } from "../../src/layers/discord/ChatPlatformDiscord.ts"
 import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
 import { Cipher, generateKey, parseKeyring } from "../../src/services/Cipher.ts"
+import { DependencyHealth, makeDependencyHealth } from "../../src/services/DependencyHealth.ts"
 import { AuditLogMemory } from "../layers/AuditLogMemory.ts"
 import { BotsMemory } from "../layers/BotsMemory.ts"
 import { FeedsRepoMemory } from "../layers/FeedsRepoMemory.ts"
@@ -126,7 +127,9 @@ export class TestApp extends Context.Service<TestApp, {
       return makeApp(config, capabilities as Layer.Layer<Capabilities, unknown>).pipe(
         Layer.merge(Layer.succeed(TestApp, TestApp.of({ url: config.publicUrl, config }))),
         // The access log and start-up lines would drown the test output.
-        Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn"))
+        Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn")),
+        // Each app its own outage state: an outage one test leaves open is not "back" in another's log.
+        Layer.provide(Layer.succeed(DependencyHealth, makeDependencyHealth()))
       )
     }))
 }
