@@ -26,11 +26,7 @@ import { Cipher, parseKeyring } from "./services/Cipher.ts"
 import { reencryptAll } from "./layers/sql/Reencrypt.ts"
 import { TaskboardPairings } from "./services/TaskboardPairings.ts"
 
-// The version lives in package.json only: the bundle gets it from scripts/build.mjs (esbuild `define`).
-declare const __GATEWAY_VERSION__: string | undefined
-const VERSION: string = typeof __GATEWAY_VERSION__ === "string"
-  ? __GATEWAY_VERSION__
-  : (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version
+import { VERSION } from "./domain/Version.ts"
 
 /** A refusal the operator can act on: printed as one line, exit 1 (2 for configuration). */
 class OperatorError extends Error {

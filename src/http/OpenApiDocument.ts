@@ -4,15 +4,11 @@
  * outside the HttpApi (http/Envelope.ts, http/RateLimit.ts): 413/415/500, `default`, and the
  * response headers. Applied as an `OpenApi.Transform` annotation; the client bundle never loads this.
  */
-import { readFileSync } from "node:fs"
 import { OpenApi } from "effect/http-api"
 import { Api } from "./Api.ts"
 
-// The version lives in package.json only: the bundle gets it from scripts/build.mjs (esbuild `define`).
-declare const __GATEWAY_VERSION__: string | undefined
-export const VERSION: string = typeof __GATEWAY_VERSION__ === "string"
-  ? __GATEWAY_VERSION__
-  : (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version
+import { VERSION } from "../domain/Version.ts"
+export { VERSION }
 
 type Json = Record<string, any>
 

@@ -9,6 +9,7 @@ import { loadConfig } from "../../src/layers/config/AppConfig.ts"
 import { deliverySettings, pollerOptions } from "../../src/layers/config/Settings.ts"
 import { userAgentOf } from "../../src/layers/sources/poll/SourcePollerHttp.ts"
 import { DeliverySettings, pollIntervalOf } from "../../src/services/DeliverySettings.ts"
+import { USER_AGENT_PRODUCT } from "../../src/domain/Version.ts"
 
 const PLATFORM = { DISCORD_CLIENT_ID: "app", DISCORD_CLIENT_SECRET: "secret", TOKEN_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString("base64") }
 
@@ -69,7 +70,7 @@ describe("ROLE and FEED_* at start", () => {
       const poller = pollerOptions(c, {})
       assert.strictEqual(Duration.toMillis(Duration.fromInputUnsafe(poller.timeout!)), 5000)
       assert.deepInclude(poller, { maxBodyBytes: 1_048_576, hostConcurrency: 4, offlineGraceSeconds: 120, contact: "ops@example.com" })
-      assert.strictEqual(userAgentOf(poller), "bot-module-gateway/0.1 (+ops@example.com)")
+      assert.strictEqual(userAgentOf(poller), `${USER_AGENT_PRODUCT} (+ops@example.com)`)
     }))
 
   for (

@@ -10,6 +10,7 @@ import { SourcePollerHttp, type SourcePollerHttpOptions, userAgentOf } from "../
 import { textHash } from "../../src/layers/sources/poll/VideoPoller.ts"
 import { emptyPollState, type PollResult, SourcePoller } from "../../src/services/SourcePoller.ts"
 import { json, type PollServer, startPollServer, withPoller } from "./PollServer.ts"
+import { USER_AGENT_PRODUCT } from "../../src/domain/Version.ts"
 
 let server: PollServer
 beforeAll(async () => {
@@ -99,7 +100,7 @@ describe("forum (Reddit)", () => {
       const [list] = server.hits("/reddit-api/r/typescript/new.json")
       assert.strictEqual(list!.headers["authorization"], "Bearer tok1")
       assert.deepStrictEqual([list!.query.get("limit"), list!.query.get("raw_json")], ["25", "1"])
-      assert.strictEqual(list!.headers["user-agent"], "bot-module-gateway/0.1 (+ops@example.org)")
+      assert.strictEqual(list!.headers["user-agent"], `${USER_AGENT_PRODUCT} (+ops@example.org)`)
 
       // The next poll reuses the token and the icon in the cursor; an unchanged listing is NotModified.
       const again = yield* SourcePoller.use((p) => p.poll("forum", "typescript", result.state))
@@ -362,7 +363,7 @@ describe("configuration", () => {
         ["https://ops.example.org/feeds", undefined, 2097152, 3, 120, 8000]
       )
       assert.deepStrictEqual([o.video !== undefined, o.microblog, o.forum, o.rss], [true, undefined, undefined, { allowPrivateAddresses: false }])
-      assert.strictEqual(userAgentOf(o), "bot-module-gateway/0.1 (+https://ops.example.org/feeds)")
+      assert.strictEqual(userAgentOf(o), `${USER_AGENT_PRODUCT} (+https://ops.example.org/feeds)`)
       assert.strictEqual(userAgentOf({ userAgent: "custom/1.0" }), "custom/1.0")
     }))
 })

@@ -9,6 +9,7 @@ import { Effect } from "effect"
 import { PollFailed, type PollResult, emptyPollState, SourcePoller } from "../../src/services/SourcePoller.ts"
 import { retryAfterOf } from "../../src/layers/sources/poll/Fetch.ts"
 import { fixture, type PollServer, serve, startPollServer, withPoller } from "./PollServer.ts"
+import { USER_AGENT_PRODUCT } from "../../src/domain/Version.ts"
 
 let server: PollServer
 beforeAll(async () => {
@@ -70,7 +71,7 @@ describe("rss over HTTP", () => {
         cursor: null
       })
       const request = server.hits("/feed.xml")[0]!
-      assert.strictEqual(request.headers["user-agent"], "bot-module-gateway/0.1 (+ops@example.org)")
+      assert.strictEqual(request.headers["user-agent"], `${USER_AGENT_PRODUCT} (+ops@example.org)`)
       assert.include(request.headers["accept"] ?? "", "application/rss+xml")
       assert.isUndefined(request.headers["if-none-match"])
       assert.isUndefined(request.headers["if-modified-since"])

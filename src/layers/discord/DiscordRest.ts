@@ -8,6 +8,7 @@
 import { Clock, Duration, Effect, Exit, Random, Redacted, Schema } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { RequestTimeout, ServiceUnavailable } from "../../domain/Errors.ts"
+import { VERSION } from "../../domain/Version.ts"
 import type { PlatformError } from "../../services/ChatPlatform.ts"
 import { PlatformRejected } from "../../services/ChatPlatform.ts"
 import type { Answer, RouteTarget } from "./DiscordRateLimits.ts"
@@ -19,7 +20,7 @@ export interface DiscordRestOptions {
   readonly baseUrl?: string | undefined
   readonly clientId: string
   readonly clientSecret: Redacted.Redacted<string>
-  /** Default `DiscordBot (https://github.com/bot-module-gateway/bot-module-gateway, 0.1.0)`. */
+  /** Default `DiscordBot (https://github.com/bot-module-gateway/bot-module-gateway, <version>)`. */
   readonly userAgent?: string | undefined
   /** Per attempt, including reading the body. Default 10 s. */
   readonly timeout?: Duration.Input | undefined
@@ -29,7 +30,7 @@ export interface DiscordRestOptions {
   readonly retryBaseDelay?: Duration.Input | undefined
 }
 
-export const defaultUserAgent = "DiscordBot (https://github.com/bot-module-gateway/bot-module-gateway, 0.1.0)"
+export const defaultUserAgent = `DiscordBot (https://github.com/bot-module-gateway/bot-module-gateway, ${VERSION})`
 
 export type Auth =
   | { readonly _tag: "Bot" | "Bearer"; readonly token: Redacted.Redacted<string> }

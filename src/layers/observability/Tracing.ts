@@ -5,13 +5,10 @@
 import { Layer, References } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { OtlpSerialization, OtlpTracer } from "effect/observability"
-import { readFileSync } from "node:fs"
 
-// The version lives in package.json only: the bundle gets it from scripts/build.mjs (esbuild `define`).
-declare const __GATEWAY_VERSION__: string | undefined
-export const SERVICE_VERSION: string = typeof __GATEWAY_VERSION__ === "string"
-  ? __GATEWAY_VERSION__
-  : (JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string }).version
+import { VERSION } from "../../domain/Version.ts"
+
+export const SERVICE_VERSION: string = VERSION
 
 export const Tracing = (endpoint: string | undefined, serviceName = "bot-module-gateway") =>
   endpoint === undefined

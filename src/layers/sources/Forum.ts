@@ -12,6 +12,7 @@ import { NotFound } from "../../domain/Errors.ts"
 import type { ForumInfo } from "../../services/ExternalSources.ts"
 import { makeAppToken, readAppToken } from "./AppToken.ts"
 import { decode, type Failure, get, join, refuseUnauthorized, send, sendRaw, unavailable, type Upstream } from "./Upstream.ts"
+import { USER_AGENT_PRODUCT } from "../../domain/Version.ts"
 
 export interface ForumOptions {
   readonly clientId: string
@@ -36,7 +37,7 @@ export const makeForum = (u: Upstream, options: ForumOptions) =>
   Effect.gen(function*() {
     const apiUrl = options.apiUrl ?? "https://oauth.reddit.com"
     const authUrl = options.authUrl ?? "https://www.reddit.com"
-    const userAgent = options.userAgent ?? "bot-module-gateway/0.1 (feed connector)"
+    const userAgent = options.userAgent ?? `${USER_AGENT_PRODUCT} (feed connector)`
 
     const token = yield* makeAppToken(
       send(

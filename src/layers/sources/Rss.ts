@@ -19,6 +19,7 @@ import type { RssInfo } from "../../services/ExternalSources.ts"
 import { countUpstream } from "../../services/Metrics.ts"
 import { RETRY_AFTER_SECONDS, retryAfter } from "./Upstream.ts"
 import type { Upstream } from "./Upstream.ts"
+import { USER_AGENT_PRODUCT } from "../../domain/Version.ts"
 
 export interface RssOptions {
   /** Sandbox and tests only: allow loopback and private addresses (production: false). */
@@ -117,7 +118,7 @@ type RssError = BadRequest | NotFound | RequestTimeout | ServiceUnavailable
 
 export const makeRss = (u: Upstream, options: RssOptions) => {
   const maxBytes = options.maxBytes ?? 2 * 1024 * 1024
-  const userAgent = options.userAgent ?? "bot-module-gateway/0.1 (feed reader)"
+  const userAgent = options.userAgent ?? `${USER_AGENT_PRODUCT} (feed reader)`
   const fail = (what: string, retryAfterSeconds: number = RETRY_AFTER_SECONDS) =>
     ServiceUnavailable.of(`The rss source ${what}.`, Math.max(1, retryAfterSeconds))
 

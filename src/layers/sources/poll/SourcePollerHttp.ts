@@ -20,11 +20,12 @@ import { makePhotoPoller, type PhotoPollOptions } from "./PhotoPoller.ts"
 import { makeRssPoller, type RssPollOptions } from "./RssPoller.ts"
 import { makeStreamingPoller, type StreamingPollOptions } from "./StreamingPoller.ts"
 import { makeVideoPoller, type VideoPollOptions } from "./VideoPoller.ts"
+import { USER_AGENT_PRODUCT } from "../../../domain/Version.ts"
 
 export type { ForumPollOptions, MicroblogPollOptions, PhotoPollOptions, RssPollOptions, StreamingPollOptions, VideoPollOptions }
 
 export interface SourcePollerHttpOptions {
-  /** FEED_USER_AGENT: the whole User-Agent. Default `bot-module-gateway/0.1 (+<contact>)`. */
+  /** FEED_USER_AGENT: the whole User-Agent. Default `bot-module-gateway/<version> (+<contact>)`. */
   readonly userAgent?: string | undefined
   /** FEED_CONTACT: how a feed's host reaches the operator (a URL or an e-mail), put in the default User-Agent. */
   readonly contact?: string | undefined
@@ -50,9 +51,9 @@ export interface SourcePollerHttpOptions {
   readonly photo?: PhotoPollOptions | undefined
 }
 
-export const DEFAULT_USER_AGENT_PRODUCT = "bot-module-gateway/0.1"
+export const DEFAULT_USER_AGENT_PRODUCT = USER_AGENT_PRODUCT
 
-/** FEED_USER_AGENT as given, else `bot-module-gateway/0.1 (+<contact>)`, else `… (feed reader)`. */
+/** FEED_USER_AGENT as given, else `bot-module-gateway/<version> (+<contact>)`, else `… (feed reader)`. */
 export const userAgentOf = (options: Pick<SourcePollerHttpOptions, "userAgent" | "contact">): string =>
   options.userAgent ?? `${DEFAULT_USER_AGENT_PRODUCT} (${options.contact === undefined ? "feed reader" : `+${options.contact}`})`
 
