@@ -3,7 +3,7 @@
  * module's options; for a saved feed, its status and actions above (feedInsight.ts).
  */
 import { h } from "preact"
-import { useEffect, useRef, useState } from "preact/hooks"
+import { useState } from "preact/hooks"
 import { Effect, Result } from "effect"
 import { FeedId, isLookupModule } from "../http/client.ts"
 import type { Feed, FeedModuleName, FeedStatus, Server } from "../http/client.ts"
@@ -11,9 +11,9 @@ import { carry, crumbsOf, feedName, feedParams, group, MODULE_LABEL, paramsOf, s
 import { FeedSummary } from "./feedInsight.ts"
 import type { DraftOptions } from "./feedOptions.ts"
 import { draftOf, optionKeys, OptionsFields, optionsBody } from "./feedOptions.ts"
-import { ErrorText, errorsOf, Field, idOf, invalid, SaveProblems, valueOf } from "./fields.ts"
+import { ErrorText, errorsOf, Field, idOf, invalid, SaveProblems, useSaveGuards, valueOf } from "./fields.ts"
 import type { Failure, FieldProblem } from "./problems.ts"
-import { navigate, setGuard } from "./router.ts"
+import { navigate } from "./router.ts"
 import { call } from "./session.ts"
 import { Page, show, useLoad } from "./ui.ts"
 
@@ -88,14 +88,7 @@ const Editor = (props: {
   const [busy, setBusy] = useState(false)
   const [status, setStatus] = useState(takeCarried)
   const dirty = JSON.stringify(options) !== JSON.stringify(saved) || (creating && (identifier !== "" || url !== ""))
-  const summary = useRef<HTMLDivElement>(null)
-  useEffect(() => {
-    if (failure !== undefined) summary.current?.focus()
-  }, [failure])
-  useEffect(() => {
-    setGuard(dirty ? () => "You have unsaved changes to this feed. Leave without saving?" : undefined)
-    return () => setGuard(undefined)
-  }, [dirty])
+  const summary = useSaveGuards("feed", failure, dirty)
 
   const known = new Set<string>(["feed_identifier", "webhook_channel", "webhook_url", "webhook_options", ...optionKeys(m).map((k) => `webhook_options.${k}`)])
   const errors = errorsOf(problems, known)

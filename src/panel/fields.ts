@@ -1,8 +1,10 @@
 /** The form fields the editors share: a labelled field with its hint and its errors from the envelope. */
 import { h } from "preact"
 import type { ComponentChildren, RefObject } from "preact"
+import { useEffect, useRef } from "preact/hooks"
 import type { FieldProblem } from "./problems.ts"
 import { withoutPath } from "./problems.ts"
+import { setGuard } from "./router.ts"
 
 /** Messages per field path (`title`, `steps[2].char_limit`, `webhook_options.filter_words`). */
 export type Errors = ReadonlyMap<string, ReadonlyArray<string>>
@@ -64,3 +66,19 @@ export const SaveProblems = (props: {
         return h("li", { key: String(i) }, field === undefined ? p.message : h("a", { href: `#${idOf(field)}` }, p.message))
       }))
       : null)
+
+/**
+ * An editor's two guards: a refused save moves the focus to the summary of what to fix (and brings
+ * it into view), and leaving with unsaved changes asks first. Returns the summary's ref.
+ */
+export const useSaveGuards = (what: "form" | "feed", failure: unknown, dirty: boolean) => {
+  const summary = useRef<HTMLDivElement>(null)
+  useEffect(() => {
+    if (failure !== undefined) summary.current?.focus()
+  }, [failure])
+  useEffect(() => {
+    setGuard(dirty ? () => `You have unsaved changes to this ${what}. Leave without saving?` : undefined)
+    return () => setGuard(undefined)
+  }, [dirty])
+  return summary
+}

@@ -1,6 +1,6 @@
 /** The editor of every field of a form (gateway-api.md "Forms"); the steps are formSteps.ts. */
 import { h } from "preact"
-import { useEffect, useRef, useState } from "preact/hooks"
+import { useState } from "preact/hooks"
 import { Effect, Result, Schema } from "effect"
 import { BOARD_NO_TEAM, FORM_FLAGS, FormId, FormInput } from "../http/client.ts"
 import type { Board, Form, FormFlag, Server } from "../http/client.ts"
@@ -9,10 +9,10 @@ import { bodyOf, draftOf, FLAG_LABELS } from "./formDraft.ts"
 import { crumbs, paramsOf } from "./formList.ts"
 import { StepsEditor } from "./formSteps.ts"
 import type { Errors } from "./fields.ts"
-import { ErrorText, errorsOf, Field, idOf, invalid, SaveProblems, valueOf } from "./fields.ts"
+import { ErrorText, errorsOf, Field, idOf, invalid, SaveProblems, useSaveGuards, valueOf } from "./fields.ts"
 import type { Failure, FieldProblem } from "./problems.ts"
 import { toFailure } from "./problems.ts"
-import { navigate, setGuard } from "./router.ts"
+import { navigate } from "./router.ts"
 import { call } from "./session.ts"
 import { Page, show, useLoad } from "./ui.ts"
 
@@ -78,15 +78,7 @@ const Editor = (props: { readonly data: EditorData; readonly bot: string; readon
     return said
   })
   const dirty = JSON.stringify(draft) !== JSON.stringify(saved)
-  const summary = useRef<HTMLDivElement>(null)
-  // A refused save: the summary of what to fix takes the focus (and comes into view).
-  useEffect(() => {
-    if (failure !== undefined) summary.current?.focus()
-  }, [failure])
-  useEffect(() => {
-    setGuard(dirty ? () => "You have unsaved changes to this form. Leave without saving?" : undefined)
-    return () => setGuard(undefined)
-  }, [dirty])
+  const summary = useSaveGuards("form", failure, dirty)
 
   // The form's board stays selectable even when the server's list no longer has it.
   const boardChoices = boards.some((b) => b.id === draft.taskboard_board)
