@@ -26,6 +26,11 @@ export interface AuditEntryInput {
 }
 
 export class AuditLog extends Context.Service<AuditLog, {
+  /**
+   * Where entries are kept, for a writer able to add them in its own statements (AuditLogSql: its
+   * SqlClient; FormsRepo.auditStore). A decorator that changes `append` must not pass it on.
+   */
+  readonly store?: unknown
   readonly append: (entry: AuditEntryInput) => Effect.Effect<void, ServiceUnavailable>
   /** Parses and checks the query (400 naming the parameter), then reads one page, newest first. */
   readonly query: (

@@ -1,9 +1,10 @@
 /**
  * The forms module: what the forms routes do once access to the server is granted. Each write's
  * body is checked by every rule at once (FormValidation: one 400 lists every problem), then stored
- * with its audit entry in one transaction; single-form reads are audited too (decisions.md "Audit
- * logs"). A server holds at most `maxFormsPerServer` forms (FORMS_MAX_PER_SERVER, default 50),
- * counted atomically at insert by the repository.
+ * with its audit entry atomically: in the write's own statement when the repository keeps the audit
+ * log too (FormsRepo.auditStore), else in one transaction; single-form reads are audited too
+ * (decisions.md "Audit logs"). A server holds at most `maxFormsPerServer` forms
+ * (FORMS_MAX_PER_SERVER, default 50), counted atomically at insert by the repository.
  */
 import { Context, Effect, Layer, Option, Result } from "effect"
 import { BadRequest, NotFound } from "../domain/Errors.ts"
@@ -16,8 +17,8 @@ import type { Success } from "../domain/Token.ts"
 import { AuditLog } from "./AuditLog.ts"
 import type { ServerAccess } from "./Directory.ts"
 import { checkFormBody } from "./FormValidation.ts"
-import { FormsRepo } from "./FormsRepo.ts"
-import type { FormData, FormScope } from "./FormsRepo.ts"
+import { formEventString, FormsRepo } from "./FormsRepo.ts"
+import type { FormAudit, FormData, FormScope } from "./FormsRepo.ts"
 import { TaskBoard } from "./TaskBoard.ts"
 
 type Upstream = RequestTimeout | ServiceUnavailable
@@ -76,8 +77,13 @@ export class Forms extends Context.Service<Forms, {
         module: "forms",
         itemIdentifier: form.workflow_id,
         eventType,
-        eventString: `${VERBS[eventType]} form ${JSON.stringify(form.title)} (#${form.workflow_id})`
+        eventString: formEventString(eventType, form)
       })
+
+    // The repository writes the entry itself, in the statement of the write, when it keeps the
+    // audit log too (SQL on one database): one round trip per request. Else a transaction joins them.
+    const fused = repo.auditStore !== undefined && repo.auditStore === audit.store
+    const entry = (access: ServerAccess, eventType: EventType): FormAudit => ({ actor: access.actor, eventType })
 
     const notFound = (formId: number) =>
       NotFound.of(isStorableFormId(formId) ? `Form ${formId} does not exist on this server.` : "There is no such form on this server.")
@@ -125,27 +131,49 @@ export class Forms extends Context.Service<Forms, {
         })),
       get: Effect.fn("Forms.get")(function*(access, formId) {
         const { listing } = yield* boardsOf(access)
-        const stored = yield* repo.transaction(Effect.gen(function*() {
-          const form = yield* found(scopeOf(access), formId)
-          if (Option.isNone(form)) return yield* notFound(formId)
-          yield* record(access, "GET", form.value)
-          return form.value
-        }))
+        const stored = fused
+          ? yield* Effect.flatMap(
+            isStorableFormId(formId) ? repo.find(scopeOf(access), formId, entry(access, "GET")) : Effect.succeed(Option.none<StoredForm>()),
+            (form) => Option.isNone(form) ? Effect.fail(notFound(formId)) : Effect.succeed(form.value)
+          )
+          : yield* repo.transaction(Effect.gen(function*() {
+            const form = yield* found(scopeOf(access), formId)
+            if (Option.isNone(form)) return yield* notFound(formId)
+            yield* record(access, "GET", form.value)
+            return form.value
+          }))
         return respond(stored, listing)
       }),
       create: Effect.fn("Forms.create")(function*(access, body) {
         const { listing, real } = yield* boardsOf(access)
         const data = yield* checked(access, body, real)
-        const stored = yield* repo.transaction(Effect.gen(function*() {
-          const created = yield* repo.create(scopeOf(access), data, maxFormsPerServer).pipe(
+        const create = (audited?: FormAudit) =>
+          repo.create(scopeOf(access), data, maxFormsPerServer, audited).pipe(
             Effect.catchTag("FormsLimitReached", () => Effect.fail(tooMany()))
           )
-          yield* record(access, "PUSH", created)
-          return created
-        }))
+        const stored = fused
+          ? yield* create(entry(access, "PUSH"))
+          : yield* repo.transaction(Effect.gen(function*() {
+            const created = yield* create()
+            yield* record(access, "PUSH", created)
+            return created
+          }))
         return respond(stored, listing)
       }),
       update: Effect.fn("Forms.update")(function*(access, formId, body) {
+        if (fused) {
+          if (!isStorableFormId(formId)) return yield* notFound(formId)
+          // 404 before 400 (or an upstream failure): only a request that fails asks whether the form is there.
+          const absent = <A, E>(self: Effect.Effect<A, E>): Effect.Effect<A, E | NotFound | ServiceUnavailable> =>
+            Effect.catch(self, (error) =>
+              Effect.flatMap(repo.find(scopeOf(access), formId), (form) =>
+                Effect.fail(Option.isNone(form) ? notFound(formId) : error)))
+          const { listing, real } = yield* absent(boardsOf(access))
+          const data = yield* absent(checked(access, body, real, formId))
+          const updated = yield* repo.update(scopeOf(access), formId, data, entry(access, "PATCH"))
+          if (Option.isNone(updated)) return yield* notFound(formId)
+          return respond(updated.value, listing)
+        }
         // 404 before 400: a form of another server is never there, whatever the body says.
         if (Option.isNone(yield* found(scopeOf(access), formId))) return yield* notFound(formId)
         const { listing, real } = yield* boardsOf(access)
@@ -160,6 +188,11 @@ export class Forms extends Context.Service<Forms, {
       }),
       remove: Effect.fn("Forms.remove")(function*(access, formId) {
         if (!isStorableFormId(formId)) return yield* notFound(formId)
+        if (fused) {
+          const removed = yield* repo.remove(scopeOf(access), formId, entry(access, "DELETE"))
+          if (Option.isNone(removed)) return yield* notFound(formId)
+          return { success: true }
+        }
         yield* repo.transaction(Effect.gen(function*() {
           const removed = yield* repo.remove(scopeOf(access), formId)
           if (Option.isNone(removed)) return yield* notFound(formId)
@@ -170,8 +203,6 @@ export class Forms extends Context.Service<Forms, {
     })
   }))
 }
-
-const VERBS: Record<EventType, string> = { GET: "Viewed", PUSH: "Created", PATCH: "Updated", DELETE: "Deleted" }
 
 /**
  * The form as stored: omitted flags false, colour `#00d084` (lower case, as returned), lists empty,

@@ -18,6 +18,9 @@ interface Entry<A> {
   readonly until: number
 }
 
+/** The prefix of every access token (services/TokenStore.ts `newToken("access")`). */
+const ACCESS_PREFIX = "bmg_at_"
+
 /** Beyond this many entries a map is swept of expired ones (and cleared if that is not enough). */
 const MAX_ENTRIES = 50_000
 
@@ -97,8 +100,19 @@ export const TokenStoreCached = (ttlMs: number): Layer.Layer<TokenStore, never, 
             const resolved = hit(access, key, now)
             if (resolved !== undefined) return Effect.succeed(resolved.familyId)
             const checked = hit(checks, key, now)
-            if (checked !== undefined && checked.expiresAt.getTime() > now) return Effect.succeed(checked.familyId)
-            return inner.familyOf(token)
+            if (checked !== undefined) return Effect.succeed(checked.expiresAt.getTime() > now ? checked.familyId : undefined)
+            if (!token.startsWith(ACCESS_PREFIX)) return inner.familyOf(token)
+            // An access token (the rate-limit key of /token/check and /token/revoke): its check gives the
+            // family too (a live access token's row, unless expired) and is kept for the handler's
+            // checkAccess that follows, so the request reads the store once. An access-prefixed token is
+            // only ever stored as kind `access`: when the check finds none, neither would familyOf.
+            const startedAt = epoch
+            return Effect.map(Effect.andThen(count.check(false), inner.checkAccess(token)), (info) => {
+              if (info === undefined) return undefined
+              const value = { familyId: info.familyId, issuedAt: info.issuedAt, expiresAt: info.expiresAt }
+              put(checks, key, { value, familyId: info.familyId, until: now + ttlMs }, startedAt, now)
+              return info.expiresAt.getTime() > now ? info.familyId : undefined
+            })
           }),
         platformTokens: (familyId, options) =>
           Effect.flatMap(Clock.currentTimeMillis, (now) => {

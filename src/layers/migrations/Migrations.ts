@@ -8,6 +8,7 @@ import platformRefreshClaim from "./0006_platform_refresh_claim.ts"
 import feedInsight from "./0007_feed_insight.ts"
 import push from "./0008_push.ts"
 import pollSlots from "./0009_poll_slots.ts"
+import oneStatement from "./0010_one_statement.ts"
 
 export const migrations = {
   "0001_initial": initial,
@@ -16,7 +17,8 @@ export const migrations = {
   "0006_platform_refresh_claim": platformRefreshClaim,
   "0007_feed_insight": feedInsight,
   "0008_push": push,
-  "0009_poll_slots": pollSlots
+  "0009_poll_slots": pollSlots,
+  "0010_one_statement": oneStatement
 }
 
 const run = Migrator.make({})

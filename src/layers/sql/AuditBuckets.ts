@@ -1,8 +1,9 @@
 /**
  * The shape of the audit counters, shared by the migration that builds them (0004_audit) and the
- * reader that walks them (AuditLogSql): how dense a bucket may be, the bucket sizes, the modules
- * counted in their own columns, and the counter shards of a dense month. Changing a value here
- * needs a new migration that rebuilds `audit_count_shards`.
+ * one whose `audit_page` walks them for AuditLogSql (0010_one_statement): how dense a bucket may
+ * be, the bucket sizes, the modules counted in their own columns, and the counter shards of a
+ * dense month. Both migrations bake the values in: changing one here needs a new migration that
+ * rebuilds `audit_count_shards` and recreates the functions of both.
  */
 
 /** A bucket with more entries than this is split into its children (and counted per shard). */
