@@ -3,7 +3,7 @@
 // `npx stryker run` also works with this file: one run over the whole set, one report.
 
 // The sign-in and token tests (several files share the token service's code).
-const auth = ["Auth", "AuthHttp", "AtRest", "SandboxSignIn", "SignInEdges", "PlatformToken", "PlatformTokenHttp", "RefreshRace", "AuthFamilyMutation", "AuthTokensMutation"]
+const auth = ["Auth", "AuthHttp", "AtRest", "SandboxSignIn", "SignInEdges", "PlatformToken", "PlatformTokenHttp", "RefreshRace", "AuthFamilyMutation", "AuthTokensMutation", "PlatformTokenMutation", "SignInMutation"]
   .map((name) => `test/auth/${name}.test.ts`)
 
 /**
@@ -16,14 +16,15 @@ export const targets = {
   // The token policy (a refresh token presented again: raced or reused) is TokenStore.fromStorage.
   "src/services/TokenStore.ts:TokenStorage..TokenStore": ["test/auth/TokenPolicyMutation.test.ts", "test/contracts/TokenStore.test.ts", "test/auth/RefreshRace.test.ts"],
   "src/services/Pkce.ts": ["test/auth/Auth.test.ts", "test/auth/SignInEdges.test.ts"],
-  "src/domain/AccessToken.ts": ["test/auth/Auth.test.ts", "test/auth/SignInEdges.test.ts", "test/api/Envelope.test.ts"],
+  "src/domain/AccessToken.ts": ["test/auth/AccessTokenMutation.test.ts", "test/auth/Auth.test.ts", "test/auth/SignInEdges.test.ts", "test/api/Envelope.test.ts"],
   "src/services/RedirectAllowlist.ts": ["test/auth/RedirectAllowlist.test.ts", "test/auth/Auth.test.ts"],
   "src/services/AuditQuery.ts": ["test/audit/AuditQuery.test.ts", "test/contracts/AuditLog.test.ts"],
   "src/services/FormValidation.ts": ["test/forms/FormValidation.test.ts", "test/forms/FormValidationEdges.test.ts", "test/forms/FormsApi.test.ts"],
   // Only the input schemas and their rules; the rest of Form.ts is output wire shapes.
   "src/domain/Form.ts:StepType..FormInput": ["test/forms/FormValidation.test.ts", "test/forms/FormValidationEdges.test.ts", "test/forms/FormsApi.test.ts"],
   // (DiscordGlobalBudget.test.ts is left out for time: RateLimitBehaviour pins the budget's arithmetic.)
-  "src/layers/discord/DiscordRateLimits.ts": ["RateLimitBehaviour", "DiscordChatPlatform", "DiscordSandbox"].map((n) => `test/discord/${n}.test.ts`),
+  // The rate limiter: its layer (DiscordRateLimits.ts) and its stateless arithmetic (DiscordRateLimitRules.ts).
+  "src/layers/discord/DiscordRateLimit*.ts": ["RateLimitBehaviour", "RateLimitMutation2", "DiscordChatPlatform", "DiscordSandbox"].map((n) => `test/discord/${n}.test.ts`),
   "src/services/Cipher.ts": ["test/crypto/Cipher.test.ts", "test/auth/Auth.test.ts", "test/auth/PlatformToken.test.ts"],
   // Delivery (#14): what is posted (filters, renderer), whether it was already (dedup: Select's
   // "already posted" and the item id), and the posting itself.

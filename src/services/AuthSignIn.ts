@@ -33,7 +33,9 @@ export const makeSignIn = (families: Families) =>
     const platform = yield* ChatPlatform
     const settings = yield* AuthSettings
     const allowlist = makeRedirectAllowlist(settings.allowedRedirectUris)
+    // Stryker disable next-line all: whether a warning is logged (start-up refuses such entries before this runs: AppConfig)
     if (allowlist.invalid.length > 0) {
+      // Stryker disable next-line all: log text and annotations
       yield* Effect.logWarning("ignored invalid ALLOWED_REDIRECT_URIS entries", { count: allowlist.invalid.length })
     }
     const secure = settings.publicUrl.startsWith("https://")
@@ -162,6 +164,7 @@ export const makeSignIn = (families: Families) =>
           ),
           Effect.map((code) => ({ code })),
           Effect.catchCause((cause) =>
+            // Stryker disable next-line StringLiteral,ObjectLiteral,ArrowFunction: log text and annotations
             Effect.logWarning("sign-in failed after the callback", { failure: cause.reasons.map((r) => r._tag) }).pipe(
               Effect.as({ error: "server_error" })
             )

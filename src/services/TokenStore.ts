@@ -205,6 +205,7 @@ export interface TokenStorage extends Omit<TokenStoreShape, "rotateRefresh"> {
   ) => Effect.Effect<RotateAttempt, ServiceUnavailable>
 }
 
+// Stryker disable next-line StringLiteral: the service's key; any unique string serves
 export class TokenStore extends Context.Service<TokenStore, TokenStoreShape>()("gateway/TokenStore") {
   /**
    * A storage with the token policy that is not storage's to decide: a refresh token presented
