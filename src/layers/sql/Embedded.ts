@@ -7,17 +7,35 @@ import { mkdirSync } from "node:fs"
 import { createServer } from "node:net"
 import { lockDataDir } from "./DataDirLock.ts"
 
-/** A free loopback port (bound, read, released). */
-export const freePort = () =>
+/** Listens on `port` (0: any) on the loopback address, closes, and answers the port it had. */
+const probePort = (port: number) =>
   new Promise<number>((resolve, reject) => {
     const server = createServer()
     server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
+    server.listen(port, "127.0.0.1", () => {
       const address = server.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      server.close(() => resolve(port))
+      const bound = typeof address === "object" && address !== null ? address.port : 0
+      server.close(() => resolve(bound))
     })
   })
+
+/**
+ * A port that was free a moment ago, for a listener started right after. Chosen below Linux's
+ * ephemeral range (32768-60999 by default), because a port the kernel handed out for "any port" can
+ * be given to an outgoing connection (to PostgreSQL, Redis, an upstream) before the listener binds it:
+ * seen as EADDRINUSE in the test suite. After 20 taken ports, the kernel's choice.
+ */
+export const freePort = async (): Promise<number> => {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000)
+    try {
+      return await probePort(port)
+    } catch {
+      // taken: another one
+    }
+  }
+  return probePort(0)
+}
 
 /**
  * Starts PGlite (in `dataDir`, or in memory for "memory://") and returns a PostgreSQL URL to it.
