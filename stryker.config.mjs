@@ -25,14 +25,14 @@ export const targets = {
   // (DiscordGlobalBudget.test.ts is left out for time: RateLimitBehaviour pins the budget's arithmetic.)
   // The rate limiter: its layer (DiscordRateLimits.ts) and its stateless arithmetic (DiscordRateLimitRules.ts).
   "src/layers/discord/DiscordRateLimit*.ts": ["RateLimitBehaviour", "RateLimitMutation2", "DiscordChatPlatform", "DiscordSandbox"].map((n) => `test/discord/${n}.test.ts`),
-  "src/services/Cipher.ts": ["test/crypto/Cipher.test.ts", "test/auth/Auth.test.ts", "test/auth/PlatformToken.test.ts"],
+  "src/services/Cipher.ts": ["test/crypto/CipherMutation.test.ts", "test/crypto/Cipher.test.ts", "test/auth/Auth.test.ts", "test/auth/PlatformToken.test.ts"],
   // Delivery (#14): what is posted (filters, renderer), whether it was already (dedup: Select's
   // "already posted" and the item id), and the posting itself.
   "src/services/delivery/Filters.ts": ["test/delivery/Filters.test.ts", "test/delivery/Select.test.ts"],
   "src/services/delivery/Render.ts": ["test/delivery/Render.test.ts", "test/delivery/Timestamp.test.ts", "test/delivery/Select.test.ts"],
   "src/services/delivery/Select.ts": ["test/delivery/Select.test.ts"],
-  "src/services/delivery/Item.ts": ["test/delivery/Select.test.ts", "test/delivery/Render.test.ts", "test/delivery/Filters.test.ts"],
-  "src/services/DeliveryPost.ts": ["test/delivery/DeliveryEngine.test.ts", "test/delivery/WebhookRefusals.test.ts"]
+  "src/services/delivery/Item.ts": ["test/delivery/Text.test.ts", "test/delivery/ItemMutation.test.ts", "test/delivery/Select.test.ts", "test/delivery/Render.test.ts", "test/delivery/Filters.test.ts"],
+  "src/services/DeliveryPost.ts": ["test/delivery/DeliveryPostMutation.test.ts", "test/delivery/DeliveryEngine.test.ts", "test/delivery/WebhookRefusals.test.ts"]
 }
 
 /** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */

@@ -48,7 +48,10 @@ export const RssItem = Schema.Struct({
   siteUrl: Maybe,
   feedUrl: Url,
   feedImage: Maybe
-}).annotate({ identifier: "RssItem" })
+}).annotate(
+  // Stryker disable next-line ObjectLiteral,StringLiteral: the identifier only names the schema in JSON Schema and decode diagnostics; no API publishes this schema and no decode result changes
+  { identifier: "RssItem" }
+)
 export type RssItem = typeof RssItem.Type
 
 export const ForumItem = Schema.Struct({
@@ -66,7 +69,10 @@ export const ForumItem = Schema.Struct({
   contentUrl: Url,
   permalink: Url,
   subredditIcon: Maybe
-}).annotate({ identifier: "ForumItem" })
+}).annotate(
+  // Stryker disable next-line ObjectLiteral,StringLiteral: the identifier only names the schema in JSON Schema and decode diagnostics; no API publishes this schema and no decode result changes
+  { identifier: "ForumItem" }
+)
 export type ForumItem = typeof ForumItem.Type
 
 export const StreamingItem = Schema.Struct({
@@ -86,7 +92,10 @@ export const StreamingItem = Schema.Struct({
   status: Maybe,
   channelUrl: Url,
   profileImage: Maybe
-}).annotate({ identifier: "StreamingItem" })
+}).annotate(
+  // Stryker disable next-line ObjectLiteral,StringLiteral: the identifier only names the schema in JSON Schema and decode diagnostics; no API publishes this schema and no decode result changes
+  { identifier: "StreamingItem" }
+)
 export type StreamingItem = typeof StreamingItem.Type
 
 export const MicroblogItem = Schema.Struct({
@@ -100,7 +109,10 @@ export const MicroblogItem = Schema.Struct({
   mediaUrls: Strings,
   postUrl: Url,
   profileImage: Maybe
-}).annotate({ identifier: "MicroblogItem" })
+}).annotate(
+  // Stryker disable next-line ObjectLiteral,StringLiteral: the identifier only names the schema in JSON Schema and decode diagnostics; no API publishes this schema and no decode result changes
+  { identifier: "MicroblogItem" }
+)
 export type MicroblogItem = typeof MicroblogItem.Type
 
 export const VideoItem = Schema.Struct({
@@ -121,7 +133,10 @@ export const VideoItem = Schema.Struct({
   watchUrl: Url,
   channelThumbnail: Maybe,
   ageRestricted: Schema.Boolean
-}).annotate({ identifier: "VideoItem" })
+}).annotate(
+  // Stryker disable next-line ObjectLiteral,StringLiteral: the identifier only names the schema in JSON Schema and decode diagnostics; no API publishes this schema and no decode result changes
+  { identifier: "VideoItem" }
+)
 export type VideoItem = typeof VideoItem.Type
 
 export const PhotoItem = Schema.Struct({
@@ -140,11 +155,17 @@ export const PhotoItem = Schema.Struct({
   profileUrl: Url,
   permalink: Url,
   profilePicture: Maybe
-}).annotate({ identifier: "PhotoItem" })
+}).annotate(
+  // Stryker disable next-line ObjectLiteral,StringLiteral: the identifier only names the schema in JSON Schema and decode diagnostics; no API publishes this schema and no decode result changes
+  { identifier: "PhotoItem" }
+)
 export type PhotoItem = typeof PhotoItem.Type
 
 export const Item = Schema.Union([RssItem, ForumItem, StreamingItem, MicroblogItem, VideoItem, PhotoItem])
-  .annotate({ identifier: "Item" })
+  .annotate(
+    // Stryker disable next-line ObjectLiteral,StringLiteral: the identifier only names the schema in JSON Schema and decode diagnostics; no API publishes this schema and no decode result changes
+    { identifier: "Item" }
+  )
 export type Item = typeof Item.Type
 export type ItemOf<M extends FeedModuleName> = Extract<Item, { readonly module: M }>
 
