@@ -9,11 +9,10 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { mkdirSync } from "node:fs"
 import { request } from "node:http"
-import { chromium } from "playwright-core"
 import { ALICE_ID, S1_ID } from "../../src/sandbox/Seed.ts"
 import { CLIENT_REDIRECT, raw, TestApp, typedClient, tokenOf } from "../utils/TestApp.ts"
 import { BotId, ServerId } from "../../src/http/client.ts"
-import { ARGS, axe, buildPanel, CHROMIUM, defaults, SHOTS, shot } from "./PanelHarness.ts"
+import { axe, buildPanel, CHROMIUM, defaults, launchChromium, shot, SHOTS } from "./PanelHarness.ts"
 
 const FORMS_BOT = "200000000000000001"
 
@@ -62,10 +61,7 @@ layer(
       const app = yield* TestApp
       mkdirSync(SHOTS, { recursive: true })
       const violations: Array<string> = []
-      const browser = yield* Effect.acquireRelease(
-        Effect.promise(() => chromium.launch({ executablePath: CHROMIUM!, args: ARGS })),
-        (b) => Effect.promise(() => b.close())
-      )
+      const browser = yield* launchChromium
       const result = yield* Effect.promise(async () => {
         // bypassCSP: axe-core is injected as an inline script, which the panel's CSP refuses.
         const context = await browser.newContext({ viewport: { width: 1000, height: 760 }, bypassCSP: true })

@@ -10,12 +10,11 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { mkdirSync } from "node:fs"
-import { chromium } from "playwright-core"
 import { deliveryDefaults } from "../../src/layers/config/AppConfig.ts"
 import { MICROBLOG_USERS } from "../../src/sandbox/sources/Seed.ts"
 import { ALICE_ID, BOT2_ID, S1_ID, WEBHOOK_S1_ID, WEBHOOK_S1_TOKEN } from "../../src/sandbox/Seed.ts"
 import { CLIENT_REDIRECT, TestApp, tokenOf } from "../utils/TestApp.ts"
-import { ARGS, axe, buildPanel, CHROMIUM, defaults, heading, SHOTS, shot, signInAsAlice } from "./PanelHarness.ts"
+import { axe, buildPanel, CHROMIUM, defaults, gatewayAs, heading, launchChromium, shot, SHOTS, signInAsAlice } from "./PanelHarness.ts"
 
 buildPanel()
 
@@ -36,19 +35,9 @@ layer(
       const token = yield* tokenOf(ALICE_ID)
       mkdirSync(SHOTS, { recursive: true })
       const violations: Array<string> = []
-      const browser = yield* Effect.acquireRelease(
-        Effect.promise(() => chromium.launch({ executablePath: CHROMIUM!, args: ARGS })),
-        (b) => Effect.promise(() => b.close())
-      )
+      const browser = yield* launchChromium
       /** A request to the gateway outside the panel: the sandbox's source, or the API as Alice. */
-      const gateway = async (method: string, path: string, body?: unknown) => {
-        const res = await fetch(`${app.url}${path}`, {
-          method,
-          headers: { "content-type": "application/json", "user-agent": "panel-test", authorization: `Bearer ${token}` },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) })
-        })
-        return { status: res.status, body: await res.json() as Record<string, any> }
-      }
+      const gateway = gatewayAs(app.url, token)
       const publish = async (title: string) => {
         const r = await gateway("POST", `/sandbox/sources/rss/${SOURCE}/events`, { type: "post", title, url: `https://example.com/${encodeURIComponent(title)}` })
         assert.strictEqual(r.status, 201, JSON.stringify(r.body))

@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
+import { chromium } from "playwright-core"
 import type { Page } from "playwright-core"
 import { loadConfig } from "../../src/layers/config/AppConfig.ts"
 import { ALICE_ID } from "../../src/sandbox/Seed.ts"
@@ -63,4 +64,21 @@ export const heading = (page: Page, name: string | RegExp) => page.getByRole("he
 export const signInAsAlice = async (page: Page) => {
   await page.getByRole("button", { name: "Sign in" }).click()
   await page.getByRole("link", { name: new RegExp(`Sign in as Alice .*${ALICE_ID}`) }).click()
+}
+
+/** Chromium for one test, closed with the test's scope. */
+export const launchChromium = Effect.acquireRelease(
+  Effect.promise(() => chromium.launch({ executablePath: CHROMIUM!, args: ARGS })),
+  (b) => Effect.promise(() => b.close())
+)
+
+/** Requests to the gateway outside the panel (the sandbox's controls, or the API as the token's user). */
+export const gatewayAs = (url: string, token: string) => async (method: string, path: string, body?: unknown) => {
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: { "content-type": "application/json", "user-agent": "panel-test", authorization: `Bearer ${token}` },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
+  })
+  const text = await res.text()
+  return { status: res.status, body: (text === "" ? {} : JSON.parse(text)) as Record<string, any> }
 }

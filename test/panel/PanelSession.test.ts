@@ -10,10 +10,9 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { chromium } from "playwright-core"
 import type { Page, Request, Response } from "playwright-core"
 import { CLIENT_REDIRECT, TestApp } from "../utils/TestApp.ts"
-import { ARGS, buildPanel, CHROMIUM, defaults, heading, signInAsAlice } from "./PanelHarness.ts"
+import { buildPanel, CHROMIUM, defaults, heading, launchChromium, signInAsAlice } from "./PanelHarness.ts"
 
 buildPanel()
 
@@ -29,10 +28,7 @@ layer(
   it.effect.skipIf(CHROMIUM === undefined)("in Chromium: two tabs of one sign-in, one refresh before expiry, both keep working; the other tab takes over", () =>
     Effect.gen(function*() {
       const app = yield* TestApp
-      const browser = yield* Effect.acquireRelease(
-        Effect.promise(() => chromium.launch({ executablePath: CHROMIUM!, args: ARGS })),
-        (b) => Effect.promise(() => b.close())
-      )
+      const browser = yield* launchChromium
       const result = yield* Effect.promise(async () => {
         const context = await browser.newContext({ viewport: { width: 1000, height: 760 } })
         context.setDefaultTimeout(20_000)
