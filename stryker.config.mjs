@@ -55,7 +55,7 @@ export default {
   timeoutFactor: 2,
   tempDirName: ".stryker-tmp",
   cleanTempDir: "always",
-  ignorePatterns: ["dist", "bench", "reports", ".data", "coverage", ".build-test", "*.cpuprofile"],
+  ignorePatterns: ["dist", "bench", "reports", ".data", "coverage", ".build-test", "*.cpuprofile", ".stryker-tmp*"],
   // (`npx stryker run` mutates named ranges as whole files; scripts/mutation.mjs resolves them.)
   mutate: Object.keys(targets).map((key) => key.replace(/:\w+\.\.\w+$/, "")),
   reporters: ["html", "json", "clear-text"],

@@ -102,6 +102,8 @@ for (const run of selected) {
       ...base,
       concurrency,
       incremental,
+      // Two runs at once in one checkout need their own sandboxes: MUTATION_TEMP_DIR=.stryker-tmp-b.
+      tempDirName: process.env["MUTATION_TEMP_DIR"] ?? base.tempDirName,
       incrementalFile: `reports/mutation/${run.name}.incremental.json`,
       mutate: [run.spec],
       reporters: process.stdout.isTTY ? ["html", "json", "progress"] : ["html", "json"],
