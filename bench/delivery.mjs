@@ -19,6 +19,7 @@ import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
+import { nodeFlags } from "../scripts/node-flags.mjs"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const quick = process.argv.includes("--quick")
@@ -71,9 +72,11 @@ const freePort = () =>
 
 const children = new Set()
 const spawnGateway = (name, env) => {
+  // Every process with the flags of `npm start` (scripts/node-flags.mjs); the workers then with any of
+  // BENCH_WORKER_NODE_ARGS (the last of a flag wins).
   const nodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? "").split(" ").filter((a) => a !== "")
   const main = process.env.BENCH_MAIN ?? "dist/main.mjs"
-  const args = name.startsWith("worker") ? [...nodeArgs, main] : [main]
+  const args = name.startsWith("worker") ? [...nodeFlags, ...nodeArgs, main] : [...nodeFlags, main]
   const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
   let tail = ""
   const keep = (chunk) => (tail = (tail + chunk.toString()).slice(-6000))

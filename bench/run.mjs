@@ -14,6 +14,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { deliveryLines, runDelivery } from "./delivery-run.mjs"
+import { nodeFlags } from "../scripts/node-flags.mjs"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const quick = process.argv.includes("--quick")
@@ -168,7 +169,8 @@ const gatewayEnv = (port, databaseUrl, dataDir, key) => ({
 
 const startGateway = async (env) => {
   const started = performance.now()
-  const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? "").split(" ").filter((a) => a !== "")
+  // The flags of `npm start` (scripts/node-flags.mjs), then any of BENCH_GATEWAY_NODE_ARGS (the last of a flag wins).
+  const nodeArgs = [...nodeFlags, ...(process.env.BENCH_GATEWAY_NODE_ARGS ?? "").split(" ").filter((a) => a !== "")]
   const child = spawnProc("gateway", [...nodeArgs, "dist/main.mjs"], env)
   await waitFor(`http://127.0.0.1:${env.PORT}/readyz`, child, 60_000, 2)
   return { child, startMs: performance.now() - started }

@@ -15,7 +15,7 @@ import { SOURCE_ENV } from "../../src/layers/sources/ExternalSourcesHttp.ts"
 
 const ROOT = resolve(import.meta.dirname, "../..")
 const read = (file: string) => readFileSync(join(ROOT, file), "utf8")
-const root = JSON.parse(read("package.json")) as { version: string; engines: { node: string } }
+const root = JSON.parse(read("package.json")) as { version: string; engines: { node: string }; scripts: { start: string } }
 
 // ---------------------------------------------------------------------------------------------
 // What the code reads and what .env.example lists
@@ -157,6 +157,9 @@ describe("Dockerfile", () => {
     assert.include(health!.args, "/healthz")
     const cmd = finalStage.find((i) => i.op === "CMD")
     assert.include(cmd!.args, "dist/main.mjs")
+    // The V8 flags of `npm start`, so the image runs what the benchmarks measured.
+    const startFlags = /exec node((?: --\S+)*) dist\/main\.mjs/.exec(root.scripts.start)![1]!.trim().split(" ")
+    assert.deepStrictEqual(JSON.parse(cmd!.args), ["node", ...startFlags, "dist/main.mjs"])
     assert.isTrue(finalStage.some((i) => i.op === "EXPOSE" && i.args === "8080"))
     assert.isFalse(finalStage.some((i) => i.op === "COPY" && /\bsrc\b/.test(i.args) && !i.args.includes("--from")), "no sources in the runtime image")
     // The Node of the image satisfies the engines field.
