@@ -8,7 +8,6 @@
  */
 import type { Duration } from "effect"
 import { Effect, Layer } from "effect"
-import { setFlagsFromString } from "node:v8"
 import { Delivery } from "../../services/Delivery.ts"
 import { DeliveryQueues, PollQueue, PostQueue, TickQueue } from "../../services/DeliveryQueues.ts"
 import { DeliveryScheduling } from "../../services/DeliveryScheduling.ts"
@@ -40,17 +39,7 @@ export interface DeliveryWorkerOptions {
   readonly pollingInterval?: Duration.Input
   /** The repair pass's cron expression (default every minute). */
   readonly tickCron?: string
-  /**
-   * How far V8 lets the heap grow past its live size after a full collection, in percent (V8's
-   * `--heap-growing-percent`, set for the whole process when the worker starts). Unset: V8's own
-   * choice, up to 4× the live size while collections are cheap — bench S8 measured a heap of
-   * 200+ MiB over ~50 MiB live, and the worker's RSS with it.
-   */
-  readonly heapGrowingPercent?: number
 }
-
-/** The worker's heap growth past its live size (see DeliveryWorkerOptions.heapGrowingPercent). */
-export const HEAP_GROWING_PERCENT = 50
 
 const logFailure = (what: string) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
   Effect.tapError(self, (error) => Effect.logWarning(`${what} failed; the job will be retried`, error))
@@ -60,8 +49,6 @@ export const DeliveryWorker = (options: DeliveryWorkerOptions = {}) =>
   Layer.effectDiscard(Effect.gen(function*() {
     const engine = yield* JobEngine
     const delivery = yield* Delivery
-    const growing = options.heapGrowingPercent
-    if (growing !== undefined) yield* Effect.sync(() => setFlagsFromString(`--heap-growing-percent=${Math.max(1, Math.round(growing))}`))
     yield* Effect.forEach(DeliveryQueues, engine.declare, { discard: true })
     const polling = options.pollingInterval === undefined ? {} : { pollingInterval: options.pollingInterval }
     yield* engine.work(
@@ -93,7 +80,7 @@ export const DeliveryWorker = (options: DeliveryWorkerOptions = {}) =>
   }))
 
 /**
- * What ROLE=worker and ROLE=all run. Needs Delivery and JobEngine (see DeliveryLive). The heap may
- * grow HEAP_GROWING_PERCENT past its live size between full collections (bench S8: RSS after S8).
+ * What ROLE=worker and ROLE=all run. Needs Delivery and JobEngine (see DeliveryLive). Its heap sizing
+ * (V8 flags) is set where the process starts: package.json's start script and the image's CMD.
  */
-export const DeliveryWorkerLive = DeliveryWorker({ heapGrowingPercent: HEAP_GROWING_PERCENT })
+export const DeliveryWorkerLive = DeliveryWorker()
