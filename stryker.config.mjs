@@ -15,10 +15,10 @@ export const targets = {
   "src/services/Auth*.ts": auth,
   // The token policy (a refresh token presented again: raced or reused) is TokenStore.fromStorage.
   "src/services/TokenStore.ts:TokenStorage..TokenStore": ["test/auth/TokenPolicyMutation.test.ts", "test/contracts/TokenStore.test.ts", "test/auth/RefreshRace.test.ts"],
-  "src/services/Pkce.ts": ["test/auth/Auth.test.ts", "test/auth/SignInEdges.test.ts"],
+  "src/services/Pkce.ts": ["test/auth/PkceMutation.test.ts", "test/auth/Auth.test.ts", "test/auth/SignInEdges.test.ts"],
   "src/domain/AccessToken.ts": ["test/auth/AccessTokenMutation.test.ts", "test/auth/Auth.test.ts", "test/auth/SignInEdges.test.ts", "test/api/Envelope.test.ts"],
-  "src/services/RedirectAllowlist.ts": ["test/auth/RedirectAllowlist.test.ts", "test/auth/Auth.test.ts"],
-  "src/services/AuditQuery.ts": ["test/audit/AuditQuery.test.ts", "test/contracts/AuditLog.test.ts"],
+  "src/services/RedirectAllowlist.ts": ["test/auth/RedirectAllowlistMutation.test.ts", "test/auth/RedirectAllowlist.test.ts", "test/auth/Auth.test.ts"],
+  "src/services/AuditQuery.ts": ["test/audit/AuditQueryMutation.test.ts", "test/audit/AuditQuery.test.ts", "test/contracts/AuditLog.test.ts"],
   "src/services/FormValidation.ts": ["test/forms/FormValidation.test.ts", "test/forms/FormValidationEdges.test.ts", "test/forms/FormsApi.test.ts"],
   // Only the input schemas and their rules; the rest of Form.ts is output wire shapes.
   "src/domain/Form.ts:StepType..FormInput": ["test/forms/FormValidation.test.ts", "test/forms/FormValidationEdges.test.ts", "test/forms/FormsApi.test.ts"],
