@@ -13,6 +13,8 @@ import { accessTokensFrom } from "../domain/AccessToken.ts"
 
 type Resolution = Exit.Exit<Principal, Unauthorized | TooManyRequests | ServiceUnavailable>
 
+const unreachable = () => Effect.fail(ServiceUnavailable.of("Token storage is unreachable; retry later.", 5))
+
 export const AuthorizationLive = Layer.effect(
   Authorization,
   Effect.gen(function*() {
@@ -22,35 +24,41 @@ export const AuthorizationLive = Layer.effect(
     const fallback = yield* makeFallbackLimiter
     const settings = yield* HttpSettings
     const policy = { name: "api", limit: settings.rateLimitApiPerMinute, windowSeconds: 60 } as const
-    // Both declared schemes run this; the first run's outcome is reused by the second.
-    const memo = new WeakMap<object, Resolution>()
 
-    const resolve = Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const cached = memo.get(request)
-      if (cached !== undefined) return yield* cached
-      const exit = yield* Effect.exit(Effect.gen(function*() {
-        const tokens = accessTokensFrom(request.headers)
-        if (tokens.length === 0) {
-          return yield* Unauthorized.of("An access token is required (Authorization or X-Access-Token header).")
-        }
-        let principal: Principal | undefined
-        for (const token of tokens) {
-          principal = yield* store.resolveAccess(token).pipe(
-            Effect.catchDefect(() => Effect.fail(ServiceUnavailable.of("Token storage is unreachable; retry later.", 5)))
-          )
-          if (principal !== undefined) break
-        }
-        if (principal === undefined) return yield* Unauthorized.of()
-        yield* countRequest(limiter, policy, principal.userId, fallback)
-        return principal
-      }))
-      memo.set(request, exit)
-      return yield* exit
-    })
+    /** The first of `tokens` (from `i`) that resolves to a principal. */
+    const firstResolved = (tokens: ReadonlyArray<string>, i: number): Effect.Effect<Principal | undefined, ServiceUnavailable> =>
+      i >= tokens.length
+        ? Effect.undefined
+        : Effect.flatMap(
+          Effect.catchDefect(store.resolveAccess(tokens[i]!), unreachable),
+          (principal) => principal !== undefined ? Effect.succeed(principal) : firstResolved(tokens, i + 1)
+        )
 
-    const run = <A, E, R>(httpEffect: Effect.Effect<A, E, R>) =>
-      Effect.flatMap(resolve, (principal) => Effect.provideService(httpEffect, CurrentPrincipal, principal))
-    return Authorization.of({ bearer: (httpEffect) => run(httpEffect), accessToken: (httpEffect) => run(httpEffect) })
+    const authenticate = (
+      request: HttpServerRequest.HttpServerRequest
+    ): Effect.Effect<Principal, Unauthorized | TooManyRequests | ServiceUnavailable, HttpServerRequest.HttpServerRequest> => {
+      const tokens = accessTokensFrom(request.headers)
+      if (tokens.length === 0) {
+        return Effect.fail(Unauthorized.of("An access token is required (Authorization or X-Access-Token header)."))
+      }
+      return Effect.flatMap(firstResolved(tokens, 0), (principal): Effect.Effect<Principal, Unauthorized | TooManyRequests, HttpServerRequest.HttpServerRequest> =>
+        principal === undefined
+          ? Effect.fail(Unauthorized.of())
+          : Effect.as(countRequest(limiter, policy, principal.userId, fallback), principal))
+    }
+
+    // Both declared schemes run this, `bearer` first; the second runs only when the first failed, and
+    // reuses that outcome (the request is counted once). A success needs no memo: nothing runs after it.
+    const failed = new WeakMap<object, Resolution>()
+    const first = (request: HttpServerRequest.HttpServerRequest) =>
+      Effect.tapCause(authenticate(request), (cause) => Effect.sync(() => failed.set(request, Exit.failCause(cause) as Resolution)))
+
+    const bearer = <A, E, R>(httpEffect: Effect.Effect<A, E, R>) =>
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+        Effect.flatMap(first(request), (principal) => Effect.provideService(httpEffect, CurrentPrincipal, principal)))
+    const accessToken = <A, E, R>(httpEffect: Effect.Effect<A, E, R>) =>
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+        Effect.flatMap(failed.get(request) ?? first(request), (principal) => Effect.provideService(httpEffect, CurrentPrincipal, principal)))
+    return Authorization.of({ bearer, accessToken })
   })
 )

@@ -23,10 +23,21 @@ export interface Policy {
   readonly windowSeconds: number
 }
 
+// A policy's RateLimit-Policy value never changes: built once per policy object, not per request.
+const policyHeaders = new WeakMap<Policy, string>()
+const policyHeader = (policy: Policy) => {
+  let value = policyHeaders.get(policy)
+  if (value === undefined) {
+    value = `"${policy.name}";q=${policy.limit};w=${policy.windowSeconds}`
+    policyHeaders.set(policy, value)
+  }
+  return value
+}
+
 const setHeaders = (policy: Policy, remaining: number, resetSeconds: number, retryAfter?: number) =>
   HttpEffect.appendPreResponseHandler((_req, res) => {
     let out = HttpServerResponse.setHeaders(res, {
-      "ratelimit-policy": `"${policy.name}";q=${policy.limit};w=${policy.windowSeconds}`,
+      "ratelimit-policy": policyHeader(policy),
       ratelimit: `"${policy.name}";r=${Math.max(0, remaining)};t=${resetSeconds}`
     })
     if (retryAfter !== undefined) out = HttpServerResponse.setHeader(out, "retry-after", String(retryAfter))

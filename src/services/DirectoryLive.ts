@@ -98,14 +98,27 @@ export const DirectoryLive = Layer.effect(
       }
     })
 
-    const moduleList = (perms: bigint): Array<Module> =>
-      MODULES.map((m) => ({
-        name: m.name as ModuleName,
-        full_name: m.full_name,
-        short_description: m.short_description,
-        available: has(perms, m.needs),
-        image: `${settings.publicUrl}/assets/modules/${m.name}.svg`
-      }))
+    // The list depends only on which modules the permissions make available (and PUBLIC_URL): one
+    // frozen list per combination, so the answer built from it can be kept too (handlers/General.ts).
+    const moduleLists = new Map<number, ReadonlyArray<Module>>()
+    const moduleList = (perms: bigint): ReadonlyArray<Module> => {
+      let bits = 0
+      for (let i = 0; i < MODULES.length; i++) if (has(perms, MODULES[i]!.needs)) bits |= 1 << i
+      let list = moduleLists.get(bits)
+      if (list === undefined) {
+        list = Object.freeze(MODULES.map((m, i) =>
+          Object.freeze({
+            name: m.name as ModuleName,
+            full_name: m.full_name,
+            short_description: m.short_description,
+            available: (bits & (1 << i)) !== 0,
+            image: `${settings.publicUrl}/assets/modules/${m.name}.svg`
+          })
+        ))
+        moduleLists.set(bits, list)
+      }
+      return list
+    }
 
     return Directory.of({
       user: (principal) =>

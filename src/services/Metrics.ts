@@ -4,17 +4,17 @@
  */
 import { Effect, Metric } from "effect"
 
-/** Requests by method, route template and status (http/Envelope.ts, the global middleware). */
-export const httpRequests = Metric.counter("http_server_requests_total", {
-  description: "HTTP requests answered, by method, route template and status",
-  incremental: true
-})
-
-/** Latency by method and route template, in seconds. */
-export const httpDuration = Metric.histogram("http_server_request_duration_seconds", {
+const HTTP_REQUESTS = { description: "HTTP requests answered, by method, route template and status", incremental: true } as const
+const HTTP_DURATION = {
   description: "HTTP request duration in seconds, by method and route template",
   boundaries: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
-})
+} as const
+
+/** Requests by method, route template and status (http/Envelope.ts, the global middleware). */
+export const httpRequests = Metric.counter("http_server_requests_total", HTTP_REQUESTS)
+
+/** Latency by method and route template, in seconds. */
+export const httpDuration = Metric.histogram("http_server_request_duration_seconds", HTTP_DURATION)
 
 /**
  * Calls to upstreams (the chat platform, the external sources, the task board) by platform, route
@@ -76,20 +76,24 @@ export const rateLimitRejections = Metric.counter("rate_limit_rejections_total",
   incremental: true
 })
 
+const CACHE_LOOKUPS = { description: "Cache lookups, by cache and result (hit, miss)", incremental: true } as const
+
 /** Cache lookups by cache and result (hit or miss): the hit ratio is hits / all. */
-export const cacheLookups = Metric.counter("cache_lookups_total", {
-  description: "Cache lookups, by cache and result (hit, miss)",
-  incremental: true
-})
+export const cacheLookups = Metric.counter("cache_lookups_total", CACHE_LOOKUPS)
 
 /** Counts one lookup of `cache`. */
 export const countLookup = (cache: string, hit: boolean) =>
   Metric.update(Metric.withAttributes(cacheLookups, { cache, result: hit ? "hit" : "miss" }), 1)
 
-/** A counter of one cache's lookups, its two series made once (caches sit on hot paths). */
+/**
+ * A counter of one cache's lookups, its two series made once (caches sit on hot paths), each its own
+ * metric with fixed attributes: the same series as `withAttributes(cacheLookups, …)`, but its
+ * registry key is computed once, where wrappers of one metric that alternate recompute it (a sort and
+ * a JSON.stringify) on every update.
+ */
 export const lookupCounter = (cache: string) => {
-  const hit = Metric.update(Metric.withAttributes(cacheLookups, { cache, result: "hit" }), 1)
-  const miss = Metric.update(Metric.withAttributes(cacheLookups, { cache, result: "miss" }), 1)
+  const hit = Metric.update(Metric.counter("cache_lookups_total", { ...CACHE_LOOKUPS, attributes: { cache, result: "hit" } }), 1)
+  const miss = Metric.update(Metric.counter("cache_lookups_total", { ...CACHE_LOOKUPS, attributes: { cache, result: "miss" } }), 1)
   return (found: boolean) => found ? hit : miss
 }
 
@@ -127,12 +131,27 @@ export const runSamplers: Effect.Effect<void> = Effect.suspend(() =>
   })
 )
 
+/** The series of one method, route label and status, made once (see lookupCounter); labels are bounded. */
+interface RequestSeries {
+  readonly count: Effect.Effect<void>
+  readonly duration: Metric.Metric<number, unknown>
+}
+const requestSeries = new Map<string, RequestSeries>()
+
 /** Records one answered request. */
-export const recordRequest = (method: string, route: string, status: number, seconds: number) =>
-  Effect.all([
-    Metric.update(Metric.withAttributes(httpRequests, { method, route, status: String(status) }), 1),
-    Metric.update(Metric.withAttributes(httpDuration, { method, route }), seconds)
-  ], { discard: true })
+export const recordRequest = (method: string, route: string, status: number, seconds: number) => {
+  const key = `${method} ${status} ${route}`
+  let series = requestSeries.get(key)
+  if (series === undefined) {
+    if (requestSeries.size >= 10_000) requestSeries.clear()
+    series = {
+      count: Metric.update(Metric.counter("http_server_requests_total", { ...HTTP_REQUESTS, attributes: { method, route, status: String(status) } }), 1),
+      duration: Metric.histogram("http_server_request_duration_seconds", { ...HTTP_DURATION, attributes: { method, route } })
+    }
+    requestSeries.set(key, series)
+  }
+  return Effect.andThen(series.count, Metric.update(series.duration, seconds))
+}
 
 /**
  * The route label of a request: the path with every id (a decimal segment) as `:id` and the name

@@ -71,11 +71,17 @@ export const cached = <A>(
     }
   })
 
+/** Beyond this many tokens with keys, the key memo starts over (keys are rebuilt on demand). */
+const MAX_KEYED_TOKENS = 10_000
+
 /** Makes the keys of one client instance. */
 export const makeKeys = () => {
   // Tokens arrive as the same Redacted objects request after request (bot registry, decrypted
-  // platform tokens): hash each once.
+  // platform tokens): hash each once, and hand out the same Key for the same read, so a lookup
+  // neither builds nor hashes a new key (Effect's Hash keeps an object's hash once it has it).
   const hashes = new WeakMap<Redacted.Redacted<string>, string>()
+  let keys = new WeakMap<Redacted.Redacted<string>, Map<string, Key>>()
+  let keyed = 0
   const hashOf = (token: Redacted.Redacted<string>) => {
     let hash = hashes.get(token)
     if (hash === undefined) {
@@ -84,6 +90,25 @@ export const makeKeys = () => {
     }
     return hash
   }
-  return (kind: "Bot" | "Bearer", what: string, token: Redacted.Redacted<string>, arg = "") =>
-    new Key(`${kind}:${hashOf(token)}:${what}:${arg}`, token, arg)
+  return (kind: "Bot" | "Bearer", what: string, token: Redacted.Redacted<string>, arg = "") => {
+    let ofToken = keys.get(token)
+    if (ofToken === undefined) {
+      if (keyed >= MAX_KEYED_TOKENS) {
+        keys = new WeakMap()
+        keyed = 0
+      }
+      ofToken = new Map()
+      keys.set(token, ofToken)
+      keyed += 1
+    }
+    const slot = arg === "" ? `${kind}:${what}` : `${kind}:${what}:${arg}`
+    let key = ofToken.get(slot)
+    if (key === undefined) {
+      // A token's reads are a few kinds times the servers it is used on: bounded like the caches.
+      if (ofToken.size >= MAX_KEYED_TOKENS) ofToken.clear()
+      key = new Key(`${kind}:${hashOf(token)}:${what}:${arg}`, token, arg)
+      ofToken.set(slot, key)
+    }
+    return key
+  }
 }
