@@ -19,18 +19,18 @@ export const targets = {
   "src/domain/AccessToken.ts": ["test/auth/AccessTokenMutation.test.ts", "test/auth/Auth.test.ts", "test/auth/SignInEdges.test.ts", "test/api/Envelope.test.ts"],
   "src/services/RedirectAllowlist.ts": ["test/auth/RedirectAllowlistMutation.test.ts", "test/auth/RedirectAllowlist.test.ts", "test/auth/Auth.test.ts"],
   "src/services/AuditQuery.ts": ["test/audit/AuditQueryMutation.test.ts", "test/audit/AuditQuery.test.ts", "test/contracts/AuditLog.test.ts"],
-  "src/services/FormValidation.ts": ["test/forms/FormValidation.test.ts", "test/forms/FormValidationEdges.test.ts", "test/forms/FormsApi.test.ts"],
+  "src/services/FormValidation.ts": ["test/forms/FormValidation.test.ts", "test/forms/FormValidationEdges.test.ts", "test/forms/FormsApi.test.ts", "test/forms/FormValidationMutation.test.ts"],
   // Only the input schemas and their rules; the rest of Form.ts is output wire shapes.
-  "src/domain/Form.ts:StepType..FormInput": ["test/forms/FormValidation.test.ts", "test/forms/FormValidationEdges.test.ts", "test/forms/FormsApi.test.ts"],
+  "src/domain/Form.ts:StepType..FormInput": ["test/forms/FormValidation.test.ts", "test/forms/FormValidationEdges.test.ts", "test/forms/FormsApi.test.ts", "test/forms/FormInputMutation.test.ts", "test/forms/FormValidationMutation.test.ts"],
   // (DiscordGlobalBudget.test.ts is left out for time: RateLimitBehaviour pins the budget's arithmetic.)
   // The rate limiter: its layer (DiscordRateLimits.ts) and its stateless arithmetic (DiscordRateLimitRules.ts).
   "src/layers/discord/DiscordRateLimit*.ts": ["RateLimitBehaviour", "RateLimitMutation2", "DiscordChatPlatform", "DiscordSandbox"].map((n) => `test/discord/${n}.test.ts`),
   "src/services/Cipher.ts": ["test/crypto/CipherMutation.test.ts", "test/crypto/Cipher.test.ts", "test/auth/Auth.test.ts", "test/auth/PlatformToken.test.ts"],
   // Delivery (#14): what is posted (filters, renderer), whether it was already (dedup: Select's
   // "already posted" and the item id), and the posting itself.
-  "src/services/delivery/Filters.ts": ["test/delivery/Filters.test.ts", "test/delivery/Select.test.ts"],
-  "src/services/delivery/Render.ts": ["test/delivery/Render.test.ts", "test/delivery/Timestamp.test.ts", "test/delivery/Select.test.ts"],
-  "src/services/delivery/Select.ts": ["test/delivery/Select.test.ts"],
+  "src/services/delivery/Filters.ts": ["test/delivery/Filters.test.ts", "test/delivery/Select.test.ts", "test/delivery/FiltersMutation.test.ts"],
+  "src/services/delivery/Render.ts": ["test/delivery/Render.test.ts", "test/delivery/Timestamp.test.ts", "test/delivery/Select.test.ts", "test/delivery/RenderMutation.test.ts"],
+  "src/services/delivery/Select.ts": ["test/delivery/Select.test.ts", "test/delivery/SelectMutation.test.ts"],
   "src/services/delivery/Item.ts": ["test/delivery/Text.test.ts", "test/delivery/ItemMutation.test.ts", "test/delivery/Select.test.ts", "test/delivery/Render.test.ts", "test/delivery/Filters.test.ts"],
   "src/services/DeliveryPost.ts": ["test/delivery/DeliveryPostMutation.test.ts", "test/delivery/DeliveryEngine.test.ts", "test/delivery/WebhookRefusals.test.ts"]
 }
