@@ -51,6 +51,13 @@ const runCli = (env: Record<string, string>, args: ReadonlyArray<string>): Promi
       (e: { code?: number; stdout?: string; stderr?: string }) => ({ code: typeof e.code === "number" ? e.code : -1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" })
     )
 
+/** `f` over `items`, at most `n` at a time; the results in the order of `items`. */
+const inBatches = async <A, B>(n: number, items: ReadonlyArray<A>, f: (a: A) => Promise<B>): Promise<Array<B>> => {
+  const out: Array<B> = []
+  for (let i = 0; i < items.length; i += n) out.push(...await Promise.all(items.slice(i, i + n).map(f)))
+  return out
+}
+
 /** A mistake: exit `code`, exactly one line on stderr (matching `pattern`), no stack, nothing on stdout. */
 const assertOneLine = (r: CliRun, code: number, pattern: RegExp) => {
   const lines = r.stderr.split("\n").filter((l) => l.length > 0)
@@ -85,11 +92,20 @@ layer(TestApp.layer({ capabilities: "memory" }), { excludeTestServices: true, ti
         assertOneLine(yield* Effect.promise(() => runCli(env, ["bots", "add", "--token", "not-a-bot-token"])), 1, /^error: .*token/i)
         assert.notInclude(yield* cli("bots", "list"), "not-a-bot")
         assertOneLine(yield* Effect.promise(() => runCli(env, ["bots", "remove", BOT2_ID])), 1, new RegExp(`^error: there is no bot ${BOT2_ID}`))
-        assertOneLine(yield* Effect.promise(() => runCli(env, ["bots", "remove", "bot-2"])), 2, /^error: Invalid value for argument <id>: "bot-2"/)
         assertOneLine(yield* Effect.promise(() => runCli(env, ["taskboard", "unpair", S2_ID])), 1, /not paired/)
-        assertOneLine(yield* Effect.promise(() => runCli(env, ["taskboard", "pair", S2_ID, "--team", "t"])), 2, /^error: Missing required flag: --key .*--help/)
-        assertOneLine(yield* Effect.promise(() => runCli(env, ["bots", "frob"])), 2, /^error: Unknown subcommand "frob"/)
-        assertOneLine(yield* Effect.promise(() => runCli({ ...env, TOKEN_ENCRYPTION_KEY: "short" }, ["bots", "list"])), 2, /^error: configuration error: TOKEN_ENCRYPTION_KEY/)
+        // Parse and configuration mistakes open nothing (src/cli.ts: the database only for the command that runs): together.
+        const [badId, noKey, unknown, shortKey] = yield* Effect.promise(() =>
+          Promise.all([
+            runCli(env, ["bots", "remove", "bot-2"]),
+            runCli(env, ["taskboard", "pair", S2_ID, "--team", "t"]),
+            runCli(env, ["bots", "frob"]),
+            runCli({ ...env, TOKEN_ENCRYPTION_KEY: "short" }, ["bots", "list"])
+          ])
+        )
+        assertOneLine(badId, 2, /^error: Invalid value for argument <id>: "bot-2"/)
+        assertOneLine(noKey, 2, /^error: Missing required flag: --key .*--help/)
+        assertOneLine(unknown, 2, /^error: Unknown subcommand "frob"/)
+        assertOneLine(shortKey, 2, /^error: configuration error: TOKEN_ENCRYPTION_KEY/)
       } finally {
         rmSync(dataDir, { recursive: true, force: true })
       }
@@ -107,8 +123,10 @@ describe("cli without a database", () => {
 
   it("prints help for every command, with a description of each subcommand, argument and flag", async () => {
     buildOnce()
-    for (const path of COMMANDS) {
-      const r = await runCli(noDb, [...path, "--help"])
+    // No database, no shared state: three help runs at a time (each is a process start), checked in order.
+    const runs = await inBatches(3, COMMANDS, (path) => runCli(noDb, [...path, "--help"]))
+    for (const [i, path] of COMMANDS.entries()) {
+      const r = runs[i]!
       const where = `gateway ${path.join(" ")} --help`
       assert.strictEqual(r.code, 0, `${where}: ${r.stderr}`)
       assert.strictEqual(r.stderr, "", where)

@@ -74,4 +74,7 @@ export const cleanUp = () => {
     }
   }
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+  // Forgotten once ended: a later file sharing this module must not signal a pid the system has reused.
+  started.length = 0
+  dirs.length = 0
 }

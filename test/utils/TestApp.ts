@@ -181,14 +181,20 @@ export const signIn = (userId: string) =>
 export const typedClient = (accessToken: string | undefined) =>
   Effect.flatMap(TestApp, (app) => makeClient({ baseUrl: app.url, accessToken, userAgent: UA }))
 
-/** One sign-in per user per running app: the access token, signed in once and shared by the file's tests. */
-const signedIn = new Map<string, Promise<string>>()
+/**
+ * One sign-in per user per running app: the access token, signed in once and shared by the file's tests.
+ * Keyed by the app itself, not its URL: a later app on a reused port (another file in the same
+ * worker, when files share modules) must not get a token of one that has stopped.
+ */
+const signedIn = new WeakMap<TestApp["Service"], Map<string, Promise<string>>>()
 export const tokenOf = (userId: string) =>
   Effect.gen(function*() {
     const app = yield* TestApp
-    const key = `${app.url}|${userId}`
-    if (!signedIn.has(key)) {
-      signedIn.set(key, Effect.runPromise(signIn(userId).pipe(Effect.provideService(TestApp, app), Effect.map((t) => t.access_token))))
+    let tokens = signedIn.get(app)
+    if (tokens === undefined) signedIn.set(app, tokens = new Map())
+    if (!tokens.has(userId)) {
+      tokens.set(userId, Effect.runPromise(signIn(userId).pipe(Effect.provideService(TestApp, app), Effect.map((t) => t.access_token))))
     }
-    return yield* Effect.promise(() => signedIn.get(key)!)
+    const token = tokens.get(userId)!
+    return yield* Effect.promise(() => token)
   })
