@@ -236,7 +236,7 @@ export const GlobalMiddleware = (options: GlobalOptions) =>
         if (seconds !== undefined) response = HttpServerResponse.setHeader(response, "retry-after", String(seconds))
       }
       if (url.startsWith("/auth/idp/token")) {
-        response = HttpServerResponse.setHeaders(response, { "cache-control": "no-store", pragma: "no-cache" })
+        response = HttpServerResponse.setHeader(HttpServerResponse.setHeader(response, "cache-control", "no-store"), "pragma", "no-cache")
       }
       response = HttpServerResponse.setHeader(response, "x-request-id", requestId)
       // A bounded label, never the raw path (ids and names would make one series per resource).

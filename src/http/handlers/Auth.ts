@@ -14,7 +14,7 @@ import { HttpSettings } from "../HttpSettings.ts"
 const isLoopback = (host: string) => /^(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/.test(host)
 
 const noStore = HttpEffect.appendPreResponseHandler((_req, res) =>
-  Effect.succeed(HttpServerResponse.setHeaders(res, { "cache-control": "no-store", pragma: "no-cache" }))
+  Effect.succeed(HttpServerResponse.setHeader(HttpServerResponse.setHeader(res, "cache-control", "no-store"), "pragma", "no-cache"))
 )
 
 export const AuthHandlers = HttpApiBuilder.group(
