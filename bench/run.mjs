@@ -1,10 +1,12 @@
-// `npm run bench [-- --quick]`: the gateway against a bare node:http ceiling and a Fastify + pg
-// twin, in one run, each in its own process, with autocannon in a further process. Scenarios S1–S7
-// (bench/README.md). Writes a table to stdout and bench/results/latest.json.
+// `npm run bench [-- --quick]`: the gateway against a bare node:http ceiling, Effect's HttpApi floor
+// (bare, and with the gateway's middleware) and a Fastify + pg twin, in one run, each in its own
+// process, with autocannon in a further process. Scenarios S1–S7 (bench/README.md). Writes a table
+// to stdout and bench/results/latest.json.
 //
 // Env: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres; the bench creates and
 // drops its own database `gateway_bench` there), BENCH_LOG_LEVEL (gateway LOG_LEVEL, default Warn),
-// BENCH_ROUNDS, BENCH_SECONDS, BENCH_WARMUP, BENCH_CONNECTIONS, BENCH_AUDIT_ROWS.
+// BENCH_ROUNDS, BENCH_SECONDS, BENCH_WARMUP, BENCH_CONNECTIONS, BENCH_AUDIT_ROWS, BENCH_RATE, BENCH_ONLY,
+// BENCH_MAIN (the gateway's bundle, default dist/main.mjs), BENCH_GATEWAY_NODE_ARGS.
 import { spawn } from "node:child_process"
 import { createHash, randomBytes } from "node:crypto"
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -14,6 +16,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { deliveryLines, runDelivery } from "./delivery-run.mjs"
+import { buildFloor } from "./floor/build.mjs"
 import { nodeFlags } from "../scripts/node-flags.mjs"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
@@ -26,6 +29,9 @@ const CONNECTIONS = num("BENCH_CONNECTIONS", 50)
 const AUDIT_ROWS = num("BENCH_AUDIT_ROWS", quick ? 100_000 : 1_000_000)
 const STARTS = quick ? 1 : 3
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? "Warn"
+// BENCH_FLOOR_MW_WITHOUT=global,auth,schema,global+auth: one more window per item, `floor-mw-<item>`, floor-mw
+// without those parts of the chain (bench/floor/server.ts), run next to floor-mw to split its cost.
+const FLOOR_MW_WITHOUT = (process.env.BENCH_FLOOR_MW_WITHOUT ?? "").split(",").filter((p) => p !== "")
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const BENCH_DB = "gateway_bench"
 const EXTRA_USERS = 50
@@ -171,7 +177,8 @@ const startGateway = async (env) => {
   const started = performance.now()
   // The flags of `npm start` (scripts/node-flags.mjs), then any of BENCH_GATEWAY_NODE_ARGS (the last of a flag wins).
   const nodeArgs = [...nodeFlags, ...(process.env.BENCH_GATEWAY_NODE_ARGS ?? "").split(" ").filter((a) => a !== "")]
-  const child = spawnProc("gateway", [...nodeArgs, "dist/main.mjs"], env)
+  // BENCH_MAIN: the bundle to run (compare two builds: `BUILD_OUTDIR=.build-test/before node scripts/build.mjs`).
+  const child = spawnProc("gateway", [...nodeArgs, process.env.BENCH_MAIN ?? "dist/main.mjs"], env)
   await waitFor(`http://127.0.0.1:${env.PORT}/readyz`, child, 60_000, 2)
   return { child, startMs: performance.now() - started }
 }
@@ -300,6 +307,8 @@ const window = (url, token, extra = {}) => ({
   method: extra.method ?? "GET",
   body: extra.body,
   paths: extra.paths,
+  // The server's process: load.mjs reports its CPU per request over the measured window.
+  pid: extra.pid,
   connections: extra.connections ?? CONNECTIONS,
   warmupSeconds: WARMUP,
   seconds: SECONDS
@@ -328,6 +337,38 @@ const amplification = async (base, tokens) => {
     upstream_429: stats.status429 ?? 0,
     distinct_resources: tokens.length + 1,
     stats
+  }
+}
+
+// ---- the floors -----------------------------------------------------------------------------------
+
+// The header names of an answer, without those of the connection (their values vary anyway).
+const headerNames = (res) =>
+  [...res.headers.keys()].filter((h) => !["date", "connection", "keep-alive"].includes(h)).sort().join(",")
+const answerOf = async (url, token) => {
+  const res = await fetch(url, { headers: { authorization: `Bearer ${token}`, "user-agent": UA } })
+  return { status: res.status, text: await res.text(), names: headerNames(res), res }
+}
+
+/**
+ * The floors answer S1's bytes; floor-mw also S1's headers (request id, RateLimit fields) and S1's
+ * refusal of a wrong token (the same 401 envelope and WWW-Authenticate): its middleware is the gateway's.
+ * The ablated `floor-mw-<parts>` windows only have to answer S1's bytes (and 401 while they authenticate).
+ */
+const checkFloors = async (base, floors, token, s1Text) => {
+  const wrong = "bmg_at_floor-check-not-a-token"
+  const [s1, s1Refused] = [await answerOf(`${base}${modulesPath}`, token), await answerOf(`${base}${modulesPath}`, wrong)]
+  for (const [mode, { base: floorBase }] of Object.entries(floors)) {
+    const [ok, refused] = [await answerOf(`${floorBase}${modulesPath}`, token), await answerOf(`${floorBase}${modulesPath}`, wrong)]
+    if (ok.status !== 200 || ok.text !== s1Text) throw new Error(`the ${mode}'s answer differs from S1's: ${ok.status} ${ok.text.slice(0, 200)}`)
+    if (refused.status !== 401 && !(mode.startsWith("floor-mw-") && mode.split("-")[2].split("+").includes("auth"))) {
+      throw new Error(`the ${mode} answered a wrong token with ${refused.status}`)
+    }
+    if (mode !== "floor-mw") continue
+    if (ok.names !== s1.names) throw new Error(`floor-mw's headers (${ok.names}) differ from S1's (${s1.names})`)
+    if (refused.text !== s1Refused.text || refused.names !== s1Refused.names || refused.res.headers.get("www-authenticate") !== s1Refused.res.headers.get("www-authenticate")) {
+      throw new Error(`floor-mw's 401 differs from S1's: ${refused.names} ${refused.text} vs ${s1Refused.names} ${s1Refused.text}`)
+    }
   }
 }
 
@@ -396,6 +437,19 @@ const main = async () => {
   }))
   const ceiling = spawnProc("ceiling", ["bench/ceiling.mjs", ceilingConfig])
   const ceilingBase = `http://127.0.0.1:${ceilingPort}`
+  // The floors (bench/floor/server.ts): S1's route on Effect's HttpApi, bare and with our middleware.
+  // Outside workDir (removed at the end), so profile-summary.mjs finds the bundle's source map after the run.
+  const floorBundle = await buildFloor(join(tmpdir(), "gateway-bench-floor", "floor.mjs"))
+  const floors = {}
+  for (const mode of ["floor", "floor-mw", ...FLOOR_MW_WITHOUT.map((w) => `floor-mw-${w}`)]) {
+    const port = await freePort()
+    const file = join(workDir, `${mode}.json`)
+    const without = mode.startsWith("floor-mw-") ? mode.slice("floor-mw-".length).split("+") : []
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(ceilingConfig, "utf8")), mode, port, logLevel: LOG_LEVEL, without }))
+    // The gateway's start flags, then any of BENCH_FLOOR_NODE_ARGS (profiling: `--cpu-prof --cpu-prof-dir=<dir>`).
+    const args = [...nodeFlags, ...(process.env.BENCH_FLOOR_NODE_ARGS ?? "").split(" ").filter((a) => a !== "")]
+    floors[mode] = { child: spawnProc(mode, [...args, floorBundle, file]), base: `http://127.0.0.1:${port}` }
+  }
   let twin
   let twinBase
   if (databaseUrl) {
@@ -404,9 +458,11 @@ const main = async () => {
     twinBase = `http://127.0.0.1:${twinPort}`
   }
   await waitFor(ceilingBase, ceiling, 10_000, 20, true)
+  for (const f of Object.values(floors)) await waitFor(f.base, f.child, 20_000, 20, true)
   if (twin) await waitFor(twinBase, twin, 10_000, 20, true)
   const ceilingCheck = await api(ceilingBase, alice, "GET", modulesPath)
   if (ceilingCheck.text !== s1Answer.text) throw new Error("the ceiling's answer differs from the gateway's")
+  await checkFloors(base, floors, alice, s1Answer.text)
   if (twinBase) {
     const [a, b] = [await api(twinBase, alice, "GET", formsPath(S1)), await api(base, alice, "GET", formsPath(S1))]
     if (a.status !== 200 || a.text !== b.text) throw new Error(`the twin's answer differs: ${a.status} ${a.text.slice(0, 200)} vs ${b.text.slice(0, 200)}`)
@@ -423,30 +479,37 @@ const main = async () => {
   const logPaths = [1, 2, 3, 10, 100, Math.floor(pageMax / 2), pageMax - 1].map((p) => `${logsPath}?page_size=50&page=${Math.max(1, p)}`)
   logPaths.push(`${logsPath}?page_size=50&page=1&module=forms`, `${logsPath}?page_size=50&page=500&module=rss`)
 
+  const gw = gateway.pid
   const windows = [
-    ["ceiling", () => load(window(`${ceilingBase}${modulesPath}`, alice))],
-    ["S1", () => load(window(`${base}${modulesPath}`, alice))],
-    ...(twinBase ? [["twin", () => load(window(`${twinBase}${formsPath(S1)}`, alice))]] : []),
-    ["S2", () => load(window(`${base}${formsPath(S1)}`, alice))],
+    ["ceiling", () => load(window(`${ceilingBase}${modulesPath}`, alice, { pid: ceiling.pid }))],
+    // S1's cost split: ceiling (node:http) → floor (+ Effect's HttpApi stack) → floor-mw (+ our middleware) → S1 (+ the handler's work).
+    ["floor", () => load(window(`${floors.floor.base}${modulesPath}`, alice, { pid: floors.floor.child.pid }))],
+    ...["floor-mw", ...FLOOR_MW_WITHOUT.map((w) => `floor-mw-${w}`)].map((mode) =>
+      [mode, () => load(window(`${floors[mode].base}${modulesPath}`, alice, { pid: floors[mode].child.pid }))]),
+    ["S1", () => load(window(`${base}${modulesPath}`, alice, { pid: gw }))],
+    ...(twinBase ? [["twin", () => load(window(`${twinBase}${formsPath(S1)}`, alice, { pid: twin.pid }))]] : []),
+    ["S2", () => load(window(`${base}${formsPath(S1)}`, alice, { pid: gw }))],
     ["S3", () => load(window(`${base}${formsPath(S2)}`, alice, {
       method: "POST",
       body: formBody.replace("310000000000000102", "310000000000000202"),
-      headers: { "content-type": "application/json" }
+      headers: { "content-type": "application/json" },
+      pid: gw
     }))],
-    ["S4", () => load(window(`${base}/auth/idp/token/check`, alice, { method: "POST" }))],
-    ["S5", () => load(window(`${base}${logsPath}`, alice, { paths: logPaths }))],
+    ["S4", () => load(window(`${base}/auth/idp/token/check`, alice, { method: "POST", pid: gw }))],
+    ["S5", () => load(window(`${base}${logsPath}`, alice, { paths: logPaths, pid: gw }))],
     // The audit pages again at 8 connections: the issue's latency target there is a p50 of 10 ms.
-    ["S5-8", () => load(window(`${base}${logsPath}`, alice, { paths: logPaths, connections: 8 }))]
+    ["S5-8", () => load(window(`${base}${logsPath}`, alice, { paths: logPaths, connections: 8, pid: gw }))]
   ]
   const results = Object.fromEntries(windows.map(([n]) => [n, []]))
-  // BENCH_ONLY=S1,ceiling runs only those windows (profiling).
+  // BENCH_ONLY=S1,ceiling runs only those windows (profiling); floor-mw brings its BENCH_FLOOR_MW_WITHOUT windows.
   const only = process.env.BENCH_ONLY?.split(",")
+  const selected = (name) => only === undefined || only.includes(name.startsWith("floor-mw-") ? "floor-mw" : name)
   for (let round = 1; round <= ROUNDS; round++) {
     for (const [name, run] of windows) {
-      if (only !== undefined && !only.includes(name)) continue
+      if (!selected(name)) continue
       const r = await run()
       results[name].push(r)
-      log(`round ${round} ${name}: ${r.rps} rps, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, non-2xx ${r.non2xx}, errors ${r.errors}`)
+      log(`round ${round} ${name}: ${r.rps} rps, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, non-2xx ${r.non2xx}, errors ${r.errors}, cpu ${r.cpu_us_per_req ?? "–"} µs/req`)
     }
   }
   const rss = rssMiB(gateway.pid)
@@ -457,7 +520,9 @@ const main = async () => {
       rps: median(rs.map((r) => r.rps)),
       p50_ms: median(rs.map((r) => r.p50_ms)),
       p99_ms: median(rs.map((r) => r.p99_ms)),
-      non2xx: rs.reduce((a, r) => a + r.non2xx + r.errors + r.timeouts, 0)
+      non2xx: rs.reduce((a, r) => a + r.non2xx + r.errors + r.timeouts, 0),
+      // The server process's CPU per request over the measured window (the gateway's includes its workers' background).
+      cpu_us_per_req: median(rs.map((r) => r.cpu_us_per_req ?? undefined)) ?? null
     }
   }
   const ratioIn = (name, against) => {
@@ -469,6 +534,10 @@ const main = async () => {
   const round2 = (x) => (x === undefined ? null : Math.round(x * 100) / 100)
   const c = agg("ceiling")
   const tw = agg("twin")
+  const floorBase = (name) => ({ ...agg(name), ratio: round2(ratioIn(name, "ceiling")), vs: "ceiling" })
+  const fl = floorBase("floor")
+  const flMw = floorBase("floor-mw")
+  const ablated = FLOOR_MW_WITHOUT.map((w) => [`floor-mw-${w}`, floorBase(`floor-mw-${w}`)])
   const scenarios = [
     { name: "S1", what: "GET modules (cached read)", ...agg("S1"), ratio: round2(ratioIn("S1", "ceiling")), vs: "ceiling" },
     { name: "S2", what: "GET forms (DB read)", ...agg("S2"), ratio: round2(ratioIn("S2", "twin")), vs: "twin" },
@@ -507,29 +576,35 @@ const main = async () => {
     when: new Date().toISOString(),
     machine: { node: process.version, cores: cpus().length, cpu: cpus()[0]?.model, mem_gib: Math.round(totalmem() / 2 ** 30) },
     settings: { rounds: ROUNDS, seconds: SECONDS, warmup: WARMUP, connections: CONNECTIONS, log_level: LOG_LEVEL, database: databaseUrl ? "postgresql" : "pglite", audit_rows: AUDIT_ROWS },
-    baselines: { ceiling: c, twin: twinBase ? tw : null },
+    baselines: { ceiling: c, floor: fl, "floor-mw": flMw, ...Object.fromEntries(ablated), twin: twinBase ? tw : null },
     scenarios
   }
   mkdirSync(join(root, "bench/results"), { recursive: true })
   writeFileSync(join(root, "bench/results", quick ? "quick.json" : "latest.json"), JSON.stringify(out, null, 2) + "\n")
 
   const fmt = (x, w) => String(x ?? "–").padStart(w)
+  const cpuCol = (x) => fmt(x === null || x === undefined ? "" : x, 8)
+  const baseLine = (what, b, ratio = "") =>
+    `${"base".padEnd(4)} ${what.padEnd(38)} ${fmt(b.rps, 8)} ${fmt(b.p50_ms, 8)} ${fmt(b.p99_ms, 8)} ${fmt(ratio, 12)} ${fmt(b.non2xx, 7)} ${cpuCol(b.cpu_us_per_req)}`
   const lines = [
-    `${"".padEnd(4)} ${"scenario".padEnd(38)} ${fmt("rps", 8)} ${fmt("p50 ms", 8)} ${fmt("p99 ms", 8)} ${fmt("ratio", 12)} ${fmt("errors", 7)}  other`,
-    `${"base".padEnd(4)} ${"ceiling (node:http, S1 answer)".padEnd(38)} ${fmt(c.rps, 8)} ${fmt(c.p50_ms, 8)} ${fmt(c.p99_ms, 8)} ${fmt("", 12)} ${fmt(c.non2xx, 7)}`,
-    ...(twinBase ? [`${"base".padEnd(4)} ${"twin (Fastify + pg, S2)".padEnd(38)} ${fmt(tw.rps, 8)} ${fmt(tw.p50_ms, 8)} ${fmt(tw.p99_ms, 8)} ${fmt("", 12)} ${fmt(tw.non2xx, 7)}`] : []),
+    `${"".padEnd(4)} ${"scenario".padEnd(38)} ${fmt("rps", 8)} ${fmt("p50 ms", 8)} ${fmt("p99 ms", 8)} ${fmt("ratio", 12)} ${fmt("errors", 7)} ${fmt("µs/req", 8)}  other`,
+    baseLine("ceiling (node:http, S1 answer)", c),
+    baseLine("floor (Effect HttpApi, S1 answer)", fl, fl.ratio === null ? "" : `${fl.ratio}× ceiling`),
+    baseLine("floor-mw (floor + our middleware)", flMw, flMw.ratio === null ? "" : `${flMw.ratio}× ceiling`),
+    ...ablated.map(([name, b]) => baseLine(`floor-mw without ${name.slice("floor-mw-".length)}`, b, b.ratio === null ? "" : `${b.ratio}× ceiling`)),
+    ...(twinBase ? [baseLine("twin (Fastify + pg, S2)", tw)] : []),
     ...scenarios.map((s) => {
       const other = s.name === "S6"
         ? `upstream calls ${s.upstream_calls} (distinct ${s.distinct_resources}), 429s ${s.upstream_429}`
         : s.name === "S7"
         ? `start-up ${s.startup_ms} ms (${s.startup_all_ms.join(", ")}), RSS after load ${s.rss_mib} MiB`
         : ""
-      return `${s.name.padEnd(4)} ${s.what.padEnd(38)} ${fmt(s.rps, 8)} ${fmt(s.p50_ms, 8)} ${fmt(s.p99_ms, 8)} ${fmt(s.ratio === null ? "" : `${s.ratio}× ${s.vs}`, 12)} ${fmt(s.non2xx, 7)}  ${other}`
+      return `${s.name.padEnd(4)} ${s.what.padEnd(38)} ${fmt(s.rps, 8)} ${fmt(s.p50_ms, 8)} ${fmt(s.p99_ms, 8)} ${fmt(s.ratio === null ? "" : `${s.ratio}× ${s.vs}`, 12)} ${fmt(s.non2xx, 7)} ${cpuCol(s.cpu_us_per_req)}  ${other}`
     })
   ]
   process.stdout.write(`\n${lines.join("\n")}\n\n`)
 
-  await Promise.all([stop(gateway), stop(ceiling), ...(twin ? [stop(twin)] : [])])
+  await Promise.all([stop(gateway), stop(ceiling), ...Object.values(floors).map((f) => stop(f.child)), ...(twin ? [stop(twin)] : [])])
   if (databaseUrl) await dropDatabase()
   rmSync(workDir, { recursive: true, force: true })
 
@@ -554,6 +629,10 @@ const main = async () => {
     if (s.non2xx > 0) failures.push(`${s.name}: ${s.non2xx} answers were not 2xx`)
   }
   if (!(c.rps > 0) && only === undefined) failures.push("the ceiling measured no requests")
+  for (const [name, b] of [["floor", fl], ["floor-mw", flMw], ...ablated]) {
+    if (!(b.rps > 0) && selected(name)) failures.push(`the ${name} measured no requests`)
+    if (b.non2xx > 0) failures.push(`${name}: ${b.non2xx} answers were not 2xx`)
+  }
   if (twinBase && !(tw.rps > 0) && only === undefined) failures.push("the twin measured no requests")
   if (s6.requests !== 1000 || s6.non2xx > 0) failures.push(`S6: ${s6.non2xx} of ${s6.requests} requests failed`)
   if (!(starts.length > 0)) failures.push("S7 did not start")
