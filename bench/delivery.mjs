@@ -25,7 +25,8 @@ const root = fileURLToPath(new URL("..", import.meta.url))
 const quick = process.argv.includes("--quick")
 const num = (name, fallback) => (process.env[name] !== undefined ? Number(process.env[name]) : fallback)
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
-const DB = "gateway_bench_delivery"
+// BENCH_DELIVERY_DB: another name, so two runs on one PostgreSQL do not drop each other's database.
+const DB = process.env.BENCH_DELIVERY_DB ?? "gateway_bench_delivery"
 // S8: sources (5 feeds each), seconds measured, the poll interval (short: the demand, sources /
 // interval, must exceed what one worker does, so the worker runs flat out).
 const S8_SOURCES = num("BENCH_S8_SOURCES", quick ? 60 : 2000)
@@ -141,6 +142,36 @@ const statusMiB = (pid, field) => {
   }
 }
 const rssMiB = (pid) => statusMiB(pid, "VmRSS")
+/**
+ * Where a process's resident memory is, from /proc/<pid>/smaps (MiB): `malloc` the C heap ([heap]:
+ * glibc's main arena), `arenas` the other threads' malloc arenas, `anon` other private mappings (V8's heap), 
+ * `binary` the node executable, `files` other mapped files.
+ */
+const memoryParts = (pid) => {
+  try {
+    const parts = { malloc: 0, arenas: 0, anon: 0, binary: 0, files: 0 }
+    const maps = []
+    for (const line of readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n")) {
+      const m = /^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \S+\s*(.*)$/.exec(line)
+      if (m !== null) {
+        const name = m[4]
+        const part = name === "[heap]" ? "malloc" : name === "" || name.startsWith("[") ? "anon" : /\/node$/.test(name) ? "binary" : "files"
+        maps.push({ start: BigInt(`0x${m[1]}`), end: BigInt(`0x${m[2]}`), perm: m[3], part, rss: 0 })
+      } else if (line.startsWith("Rss:") && maps.length > 0) maps.at(-1).rss = Number(line.split(/\s+/)[1])
+    }
+    // Other threads' malloc arenas: glibc reserves each 64 MiB-aligned, 64 MiB, its unused tail PROT_NONE.
+    const ARENA = 64n << 20n
+    maps.forEach((m, i) => {
+      const next = maps[i + 1]
+      const arena = m.part === "anon" && m.start % ARENA === 0n &&
+        (m.end - m.start === ARENA || (next !== undefined && next.perm === "---p" && next.start === m.end && next.end === m.start + ARENA))
+      parts[arena ? "arenas" : m.part] += m.rss
+    })
+    return Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, Math.round(v / 1024)]))
+  } catch {
+    return null
+  }
+}
 
 /** Polls this worker made: upstream_requests_total{platform="rss"} by status, from its /metrics. */
 const pollCounts = async (worker) => {
@@ -276,6 +307,7 @@ const main = async () => {
       const child = spawnGateway(name, { ...common, ROLE: "worker", PORT: String(port), DATA_DIR: dir })
       const worker = { child, base: `http://127.0.0.1:${port}` }
       await waitReady(worker.base, child)
+      worker.readyMemory = { rss: rssMiB(child.pid), ...memoryParts(child.pid) }
       return worker
     }
     const alice = await signIn(base, ALICE)
@@ -358,7 +390,7 @@ const main = async () => {
 
     const workers = [await startWorker("worker1")]
     const w1 = workers[0]
-    log(`worker1 ready (pid ${w1.child.pid}, RSS ${rssMiB(w1.child.pid)} MiB)`)
+    log(`worker1 ready (pid ${w1.child.pid}, RSS ${rssMiB(w1.child.pid)} MiB: ${JSON.stringify(w1.readyMemory)})`)
     await firstPolls("%/s8-%")
     // Baseline polls (200, parsed) first; then every poll is a 304.
     const baselined = async (pattern) =>
@@ -449,6 +481,8 @@ const main = async () => {
     await sleep(S8_WARMUP * 1000)
     const s8 = await pollWindow(S8_SECONDS)
     s8.worker_rss_mib = rssMiB(w1.child.pid)
+    s8.worker_memory_mib = memoryParts(w1.child.pid)
+    log(`S8: worker RSS ${s8.worker_rss_mib} MiB (${JSON.stringify(s8.worker_memory_mib)})`)
     log(`S8: ${s8.polls_per_s} polls/s, ${s8.workers[0].cpu_ms_per_poll} ms CPU per poll (${s8.workers[0].polls_304} × 304, ${s8.workers[0].polls_other} other), ${s8.due_at_end} due at the end, load ${s8.load1}`)
     if (process.env.BENCH_DELIVERY_ONLY === "S8") {
       await heapSnapshots(workers)
@@ -591,8 +625,8 @@ const main = async () => {
     report(`S10 steady ${STEADY_RATE}/s`, s10Steady)
 
     const rss = workers.map((w) => rssMiB(w.child.pid))
-    const memory = workers.map((w) => ({ rss: rssMiB(w.child.pid), peak: statusMiB(w.child.pid, "VmHWM"), anon: statusMiB(w.child.pid, "RssAnon"), file: statusMiB(w.child.pid, "RssFile") }))
-    log(`worker RSS after S8–S10: ${rss.join(" / ")} MiB (peak ${memory.map((m) => m.peak).join(" / ")}, private ${memory.map((m) => m.anon).join(" / ")}, mapped files ${memory.map((m) => m.file).join(" / ")})`)
+    const memory = workers.map((w) => ({ rss: rssMiB(w.child.pid), peak: statusMiB(w.child.pid, "VmHWM"), anon: statusMiB(w.child.pid, "RssAnon"), file: statusMiB(w.child.pid, "RssFile"), parts: memoryParts(w.child.pid), at_ready: w.readyMemory }))
+    log(`worker RSS after S8–S10: ${rss.join(" / ")} MiB (peak ${memory.map((m) => m.peak).join(" / ")}, private ${memory.map((m) => m.anon).join(" / ")}, mapped files ${memory.map((m) => m.file).join(" / ")}; parts ${memory.map((m) => JSON.stringify(m.parts)).join(" / ")}; at ready ${memory.map((m) => JSON.stringify(m.at_ready)).join(" / ")})`)
     await heapSnapshots(workers)
     await Promise.all([...workers.map((w) => stop(w.child)), stop(api)])
     clearInterval(loadTimer)

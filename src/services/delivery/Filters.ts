@@ -28,7 +28,7 @@ interface Check {
 }
 
 // Final sigma (ς) is σ ignoring case: "ΟΔΟΣ" lower-cases to "οδος", yet it occurs in "ΟΔΟΣΗΜΑΝΣΗ" ("οδοσημανση").
-const normalise = (s: string) => s.normalize("NFC").toLowerCase().replace(/ς/g, "σ").replace(/\s+/g, " ")
+const normalise = (s: string) => s.normalize("NFC").toLowerCase().replace(/\u03C2/g, "\u03C3").replace(/\s+/g, " ")
 const quoted = (elements: ReadonlyArray<string>) => elements.map((e) => JSON.stringify(e)).join(", ")
 
 /** The text the word filter reads, and what the reasons call it; null for streaming. */
