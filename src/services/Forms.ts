@@ -5,8 +5,11 @@
  * log too (FormsRepo.auditStore), else in one transaction; single-form reads are audited too
  * (decisions.md "Audit logs"). A server holds at most `maxFormsPerServer` forms
  * (FORMS_MAX_PER_SERVER, default 50), counted atomically at insert by the repository.
+ * The list is kept per instance with the scope's data version (FormsRepo.listSince) and served
+ * again only when the request's own read of the version finds it unchanged: a write through any
+ * instance is in the next list read anywhere (issue #16; test/forms/FormsCache.test.ts).
  */
-import { Context, Effect, Layer, Option, Result } from "effect"
+import { Context, Deferred, Effect, Layer, Option, Result } from "effect"
 import { BadRequest, NotFound } from "../domain/Errors.ts"
 import type { RequestTimeout, ServiceUnavailable } from "../domain/Errors.ts"
 import type { EventType } from "../domain/AuditLog.ts"
@@ -26,6 +29,12 @@ type Upstream = RequestTimeout | ServiceUnavailable
 /** Defaults of a written form where the body is silent (decisions.md: PATCH replaces the whole form). */
 export const DEFAULT_COLOR = templateDefaults.color_hex
 export const DEFAULT_CHAR_LIMIT: readonly [number, number] = [1, 2000]
+
+type ListValue = { readonly forms: ReadonlyArray<FormSummary> }
+type ListSinceFn = NonNullable<FormsRepo["Service"]["listSince"]>
+
+/** Scopes whose last list an instance keeps (services/Forms.ts `list`): at most ~50 forms each. */
+export const LIST_CACHE_ENTRIES = 5_000
 
 /** What the forms module needs to know of the deployment (provided by src/layers/config/). */
 export class FormsSettings extends Context.Service<FormsSettings, {
@@ -112,13 +121,70 @@ export class Forms extends Context.Service<Forms, {
         { limit: maxFormsPerServer }
       )
 
+    const listing = (forms: ReadonlyArray<FormSummary>): ListValue => ({
+      forms: forms.map((f) => ({ ...f, color_hex: f.color_hex.toLowerCase() }))
+    })
+
+    /** One read of the scope's list: its last list again (the same object) while its version is unchanged. */
+    const readList = (listSince: ListSinceFn, scope: FormScope, key: string) =>
+      Effect.suspend(() => {
+        const known = lists.get(key)
+        return Effect.map(listSince(scope, known?.version), (read) => {
+          if (read.forms === undefined && known !== undefined && read.version === known.version) return known.value
+          const value = listing(read.forms ?? [])
+          remember(key, read.version, value)
+          return value
+        })
+      })
+
+    // Reads of one scope share the storage's answer, and stay fresh: a request that arrives while a
+    // read is in flight (sent before it came, so it might miss a write it must see) waits for the
+    // next one, which starts when that read ends, for every request that arrived meanwhile.
+    const flights = new Map<string, { next: Deferred.Deferred<ListValue, ServiceUnavailable> | undefined }>()
+    const sharedCheck = (listSince: ListSinceFn, scope: FormScope): Effect.Effect<ListValue, ServiceUnavailable> =>
+      Effect.suspend(() => {
+        const key = `${scope.botId}/${scope.serverId}`
+        const flight = flights.get(key)
+        if (flight === undefined) {
+          flights.set(key, { next: undefined })
+          return Effect.onExit(readList(listSince, scope, key), () => afterRead(listSince, scope, key))
+        }
+        if (flight.next === undefined) flight.next = Deferred.makeUnsafe()
+        return Deferred.await(flight.next)
+      })
+    // The next read, detached: a waiter that goes away (its client closed) cannot leave the others waiting.
+    const afterRead = (listSince: ListSinceFn, scope: FormScope, key: string): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        const flight = flights.get(key)
+        const next = flight?.next
+        if (flight === undefined || next === undefined) {
+          flights.delete(key)
+          return Effect.void
+        }
+        flight.next = undefined
+        return Effect.asVoid(Effect.forkDetach(
+          // onExit: the waiters get the read's end whatever it is (a failure, an interruption at shutdown).
+          Effect.onExit(readList(listSince, scope, key), (exit) => Effect.andThen(Deferred.done(next, exit), afterRead(listSince, scope, key)))
+        ))
+      })
+
+    // Per instance: scope → its last list and the version it was read at (a bounded map, oldest out first).
+    const lists = new Map<string, { readonly version: string; readonly value: ListValue }>()
+    const remember = (key: string, version: string | undefined, value: ListValue) => {
+      lists.delete(key)
+      if (version === undefined) return
+      if (lists.size >= LIST_CACHE_ENTRIES) lists.delete(lists.keys().next().value!)
+      lists.set(key, { version, value })
+    }
+
     return Forms.of({
       taskboardOptions: Effect.succeed({ options: [...TASKBOARD_OPTIONS] }),
       taskboardBoards: (access) => Effect.map(boardsOf(access), ({ listing }) => ({ taskboard_boards: listing })),
-      list: (access) =>
-        Effect.map(repo.list(scopeOf(access)), (forms) => ({
-          forms: forms.map((f) => ({ ...f, color_hex: f.color_hex.toLowerCase() }))
-        })),
+      list: (access) => {
+        const listSince = repo.listSince
+        if (listSince === undefined) return Effect.map(repo.list(scopeOf(access)), listing)
+        return sharedCheck(listSince, scopeOf(access))
+      },
       template: (access) =>
         Effect.map(boardsOf(access), ({ listing }) => ({
           ...templateDefaults,

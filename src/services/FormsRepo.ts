@@ -43,8 +43,20 @@ export class FormsLimitReached extends Schema.TaggedError<FormsLimitReached>()("
   limit: Schema.Number
 }) {}
 
+export interface ListSince {
+  readonly version: string | undefined
+  readonly forms: ReadonlyArray<FormSummary> | undefined
+}
+
 export class FormsRepo extends Context.Service<FormsRepo, {
   readonly list: (scope: FormScope) => Effect.Effect<ReadonlyArray<FormSummary>, ServiceUnavailable>
+  /**
+   * The scope's data version (changed by every write that changes its list) with its list, read
+   * together; `forms` is absent when the version is still `known` (a previous answer's). `version`
+   * absent: the storage has none for the scope now (nothing to compare a later read with). One
+   * statement. Absent on a storage without versions (the list is then read every time).
+   */
+  readonly listSince?: (scope: FormScope, known: string | undefined) => Effect.Effect<ListSince, ServiceUnavailable>
   /**
    * The audit log storage this repository can write entries to in the statement of the read or
    * write they describe (FormsRepoSql: its SqlClient); absent, it cannot (`audit` is ignored).

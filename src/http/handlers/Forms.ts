@@ -5,9 +5,11 @@
  * problem), where the framework's decoding would stop at the first failing stage. The endpoints
  * still declare FormInput, for the OpenAPI document and the typed client.
  */
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { HttpServerResponse } from "effect/http"
 import type { HttpServerRequest } from "effect/http"
 import { BadRequest } from "../../domain/Errors.ts"
+import { FormsResponse } from "../../domain/Form.ts"
 import { HttpApiBuilder } from "effect/http-api"
 import type { ServerAccess } from "../../services/Directory.ts"
 import { Directory } from "../../services/Directory.ts"
@@ -41,10 +43,24 @@ export const FormsHandlers = HttpApiBuilder.group(
           ? Effect.fail(BadRequest.of("The body is not valid JSON: send the form as a JSON object."))
           : Effect.die(e))
 
+    // The list's JSON, as the framework would encode it, kept per list object: Forms.list answers the
+    // same object while the scope's data version is unchanged, so a repeated read re-sends its text.
+    const encodeList = Schema.encodeEffect(FormsResponse)
+    const listJson = new WeakMap<object, string>()
+    const listResponse = (list: typeof FormsResponse.Type) => {
+      const cached = listJson.get(list)
+      if (cached !== undefined) return Effect.succeed(HttpServerResponse.text(cached, { contentType: "application/json" }))
+      return Effect.map(Effect.orDie(encodeList(list)), (encoded) => {
+        const text = JSON.stringify(encoded)
+        listJson.set(list, text)
+        return HttpServerResponse.text(text, { contentType: "application/json" })
+      })
+    }
+
     return handlers
       .handle("taskboardOptions", ({ params }) => withAccess(params, () => forms.taskboardOptions))
       .handle("taskboardBoards", ({ params }) => withAccess(params, forms.taskboardBoards))
-      .handle("list", ({ params }) => withAccess(params, forms.list))
+      .handle("list", ({ params }) => withAccess(params, (access) => Effect.flatMap(forms.list(access), listResponse)))
       .handle("template", ({ params }) => withAccess(params, forms.template))
       .handle("get", ({ params }) => withAccess(params, (access) => forms.get(access, params.formId)))
       .handleRaw("create", ({ params, request }) =>

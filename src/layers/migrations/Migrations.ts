@@ -9,6 +9,7 @@ import feedInsight from "./0007_feed_insight.ts"
 import push from "./0008_push.ts"
 import pollSlots from "./0009_poll_slots.ts"
 import oneStatement from "./0010_one_statement.ts"
+import formsRead from "./0011_forms_read.ts"
 
 export const migrations = {
   "0001_initial": initial,
@@ -18,7 +19,8 @@ export const migrations = {
   "0007_feed_insight": feedInsight,
   "0008_push": push,
   "0009_poll_slots": pollSlots,
-  "0010_one_statement": oneStatement
+  "0010_one_statement": oneStatement,
+  "0011_forms_read": formsRead
 }
 
 const run = Migrator.make({})

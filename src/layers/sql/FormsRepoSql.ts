@@ -6,9 +6,9 @@
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { FORM_FLAGS } from "../../domain/Form.ts"
-import type { FormFlag, StoredForm } from "../../domain/Form.ts"
+import type { FormFlag, FormSummary, StoredForm } from "../../domain/Form.ts"
 import { FORM_VERBS, FormsLimitReached, FormsRepo } from "../../services/FormsRepo.ts"
-import type { FormAudit, FormData } from "../../services/FormsRepo.ts"
+import type { FormAudit, FormData, FormScope, ListSince } from "../../services/FormsRepo.ts"
 import { sqlFailure } from "./SqlFailure.ts"
 
 const STORAGE = "The forms storage"
@@ -31,34 +31,60 @@ export const FormsRepoSql = Layer.effect(FormsRepo, Effect.gen(function*() {
       ? sql`NULL, NULL, NULL, NULL, NULL`
       : sql`${audit.actor.userId}, ${audit.actor.userName}, ${audit.actor.avatar}, ${audit.eventType}, ${FORM_VERBS[audit.eventType]}`
 
-  return FormsRepo.of({
-    auditStore: sql,
-    list: (scope) =>
-      // Only the summary's columns: the list is the hot read of the module.
-      db(sql<Pick<FormRow, "workflow_id" | "title" | "color_hex" | "flags">>`SELECT workflow_id, title, color_hex, flags
-        FROM forms WHERE bot_id = ${scope.botId} AND server_id = ${scope.serverId} ORDER BY workflow_id`).pipe(
-        Effect.map((rows) => rows.map((r) => {
-          const flags = toFlags(r.flags)
-          return {
+  // The scope's version (migration 0011) and, unless it is still `known`, its forms: one statement,
+  // one snapshot. On a hit the LATERAL's condition is a one-time filter: the forms are not read
+  // (EXPLAIN: "never executed"); OFFSET 0 keeps the version's lookup one InitPlan, not one per use.
+  const listSince = (scope: FormScope, known: string | undefined) =>
+    db(sql<ListRow>`SELECT v.version::text AS version, f.workflow_id, f.title, f.color_hex,
+        f.flags @> '{"taskboard_integration": true}' AS taskboard_integration, f.flags @> '{"workflow_live": true}' AS workflow_live
+      FROM (SELECT (SELECT c.version FROM form_counts c WHERE c.bot_id = ${scope.botId} AND c.server_id = ${scope.serverId}) AS version OFFSET 0) v
+      LEFT JOIN LATERAL (SELECT * FROM forms f WHERE (v.version IS NULL OR v.version IS DISTINCT FROM ${known ?? null}::uuid)
+        AND f.bot_id = ${scope.botId} AND f.server_id = ${scope.serverId}) f ON true
+      ORDER BY f.workflow_id`).pipe(
+      Effect.map((rows): ListSince => {
+        const version = rows[0]?.version ?? undefined
+        if (version !== undefined && version === known) return { version, forms: undefined }
+        const forms: Array<FormSummary> = []
+        for (const r of rows) {
+          if (r.workflow_id === null) continue
+          forms.push({
             workflow_id: Number(r.workflow_id),
-            taskboard_integration: flags.taskboard_integration,
-            workflow_live: flags.workflow_live,
+            taskboard_integration: r.taskboard_integration === true,
+            workflow_live: r.workflow_live === true,
             title: r.title,
             color_hex: r.color_hex
-          }
-        })),
-        Effect.withSpan("FormsRepo.list")
-      ),
+          })
+        }
+        return { version, forms }
+      }),
+      Effect.withSpan("FormsRepo.listSince")
+    )
+
+  // A create outside a transaction commits before its flush (migration 0011): the scope's row is
+  // not held through it. Inside one (the caller commits) it is the plain function.
+  const inTransaction = Effect.map(Effect.serviceOption(sql.transactionService), Option.isSome)
+
+  return FormsRepo.of({
+    auditStore: sql,
+    list: (scope) => Effect.map(listSince(scope, undefined), (r) => r.forms ?? []),
+    listSince,
     find: (scope, id, audit) =>
       db(sql<FormRow>`SELECT * FROM forms_read(${id}::int8, ${scope.botId}, ${scope.serverId}, ${audited(audit)})`).pipe(
         Effect.map(one),
         Effect.withSpan("FormsRepo.find")
       ),
     create: (scope, data, limit, audit) =>
-      write(data)(sql<FormRow>`SELECT * FROM forms_create(${scope.botId}, ${scope.serverId}, ${limit ?? null}::int8,
-        ${fields(data)}, ${audited(audit)})`).pipe(
+      Effect.flatMap(inTransaction, (joined) =>
+        write(data)(
+          joined
+            ? sql<FormRow>`SELECT * FROM forms_create(${scope.botId}, ${scope.serverId}, ${limit ?? null}::int8,
+              ${fields(data)}, ${audited(audit)})`
+            : sql<FormRow>`CALL forms_create_durable(${scope.botId}, ${scope.serverId}, ${limit ?? null}::int8,
+              ${fields(data)}, ${audited(audit)})`
+        )).pipe(
+        // The function answers no row at the limit, the procedure one row of NULLs.
         Effect.flatMap((rows) =>
-          rows[0] === undefined
+          rows[0] === undefined || rows[0].workflow_id === null
             ? Effect.fail(new FormsLimitReached({ limit: limit ?? 0 }))
             : Effect.succeed(toStored(rows[0], rows[0].steps))
         ),
@@ -76,8 +102,17 @@ export const FormsRepoSql = Layer.effect(FormsRepo, Effect.gen(function*() {
   })
 }))
 
+interface ListRow {
+  readonly version: string | null
+  readonly workflow_id: bigint | number | string | null
+  readonly title: string
+  readonly color_hex: string
+  readonly taskboard_integration: boolean | null
+  readonly workflow_live: boolean | null
+}
+
 interface FormRow {
-  readonly workflow_id: bigint | number | string
+  readonly workflow_id: bigint | number | string | null
   readonly title: string
   readonly color_hex: string
   readonly channel_id: string | null
@@ -123,8 +158,11 @@ const stepsJson = (data: FormData) =>
 const flagsOf = (data: FormData): Record<FormFlag, boolean> =>
   Object.fromEntries(FORM_FLAGS.map((f) => [f, data[f]])) as Record<FormFlag, boolean>
 
-const toFlags = (flags: Partial<Record<FormFlag, boolean>>): Record<FormFlag, boolean> =>
-  Object.fromEntries(FORM_FLAGS.map((f) => [f, flags[f] === true])) as Record<FormFlag, boolean>
+const toFlags = (flags: Partial<Record<FormFlag, boolean>>): Record<FormFlag, boolean> => {
+  const out = {} as Record<FormFlag, boolean>
+  for (const f of FORM_FLAGS) out[f] = flags[f] === true
+  return out
+}
 
 const toStored = (row: FormRow, steps: ReadonlyArray<StepRow>): StoredForm => ({
   workflow_id: Number(row.workflow_id),
