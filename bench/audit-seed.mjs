@@ -4,12 +4,36 @@
 // as appends would be. Idempotent: skips when already seeded with that size (SEED_FORCE=1 reseeds).
 // Fast path: triggers off and secondary indexes dropped while loading with generate_series, then the
 // indexes are rebuilt and audit_counts is computed in one GROUP BY per level.
+import { build } from "esbuild"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import { BENCH_URL, loadAudit, SCHEMA, TARGET_BOT, TARGET_SERVER } from "./audit-bundle.mjs"
+
+// Every migration of the gateway, in order (the page reader needs `audit_page` of 0010 and 0012).
+const loadMigrations = async () => {
+  const out = await build({
+    stdin: {
+      contents: `export { migrations } from "./src/layers/migrations/Migrations.ts"`,
+      resolveDir: fileURLToPath(new URL("..", import.meta.url)),
+      sourcefile: "audit-seed-migrations.ts",
+      loader: "ts"
+    },
+    bundle: true, platform: "node", format: "esm", target: "node20", write: false, logLevel: "warning",
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" }
+  })
+  const file = join(mkdtempSync(join(tmpdir(), "audit-seed-")), "migrations.mjs")
+  writeFileSync(file, out.outputFiles[0].text)
+  const { migrations } = await import(pathToFileURL(file).href)
+  return Object.keys(migrations).sort().map((name) => migrations[name])
+}
 
 const ROWS = Number(process.env.SEED_ROWS ?? 10_000_000)
 const CHUNK = 1_000_000
-const { AUDIT_COUNT_MODULES, AUDIT_DENSE, AUDIT_LEVEL_SECONDS, Effect, Layer, PgClient, Reactivity, Redacted, SqlClient, migration0001, migration0004 } =
+const { AUDIT_COUNT_MODULES, AUDIT_DENSE, AUDIT_LEVEL_SECONDS, Effect, Layer, PgClient, Reactivity, Redacted, SqlClient } =
   await loadAudit()
+const allMigrations = await loadMigrations()
 
 const t0 = performance.now()
 const log = (msg) => process.stdout.write(`[${((performance.now() - t0) / 1000).toFixed(1)}s] ${msg}\n`)
@@ -20,13 +44,14 @@ const program = Effect.gen(function*() {
   const [meta] = yield* sql.unsafe(`SELECT to_regclass('${SCHEMA}.bench_meta') AS t`)
   if (meta.t !== null && !process.env.SEED_FORCE) {
     const [row] = yield* sql.unsafe(`SELECT rows FROM ${SCHEMA}.bench_meta`)
-    if (row !== undefined && Number(row.rows) === ROWS) return log(`already seeded with ${ROWS} rows; nothing to do`)
+    // A schema seeded before the last migration of the audit pages is seeded again.
+    const [current] = yield* sql.unsafe(`SELECT to_regproc('${SCHEMA}.audit_page_walk') AS f`)
+    if (row !== undefined && Number(row.rows) === ROWS && current.f !== null) return log(`already seeded with ${ROWS} rows; nothing to do`)
   }
   yield* sql.unsafe(`DROP SCHEMA ${SCHEMA} CASCADE`)
   yield* sql.unsafe(`CREATE SCHEMA ${SCHEMA}`)
-  yield* migration0001
-  yield* migration0004
-  log("migrations 0001 and 0004 applied")
+  for (const migration of allMigrations) yield* migration
+  log(`${allMigrations.length} migrations applied`)
   yield* sql.unsafe(`ALTER TABLE audit_entries DISABLE TRIGGER USER`)
   yield* sql.unsafe(`DROP INDEX audit_server_time, audit_module_server_time, audit_at`)
   yield* sql.unsafe(`ALTER TABLE audit_entries DROP CONSTRAINT audit_entries_pkey`)

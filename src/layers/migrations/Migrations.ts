@@ -10,6 +10,7 @@ import push from "./0008_push.ts"
 import pollSlots from "./0009_poll_slots.ts"
 import oneStatement from "./0010_one_statement.ts"
 import formsRead from "./0011_forms_read.ts"
+import auditPages from "./0012_audit_pages.ts"
 
 export const migrations = {
   "0001_initial": initial,
@@ -20,7 +21,8 @@ export const migrations = {
   "0008_push": push,
   "0009_poll_slots": pollSlots,
   "0010_one_statement": oneStatement,
-  "0011_forms_read": formsRead
+  "0011_forms_read": formsRead,
+  "0012_audit_pages": auditPages
 }
 
 const run = Migrator.make({})

@@ -3,8 +3,9 @@
  * transaction); the triggers of migration 0004 keep `audit_counts` exact in that same transaction.
  * Writers on the same client (FormsRepoSql) add entries in their own statements (`store`).
  *
- * A page is one statement, `audit_page` of migration 0010, which never counts or skips more than
- * AUDIT_DENSE entries, or one hour, through the index:
+ * A page is one statement, `audit_page` of migration 0010 (0012: planned once per connection, one
+ * query per level of the walk), which never counts or skips more than AUDIT_DENSE entries, or one
+ * hour, through the index:
  * - count: whole buckets inside the time range are summed from `audit_count_shards` (over the shards); a bucket cut by
  *   `start` or `end` is split into its children while it is dense, else counted on the index;
  * - page: bucket counts are walked newest first down to one sparse bucket or hour, which is read
