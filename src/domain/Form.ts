@@ -29,7 +29,7 @@ export const ColorHex = Schema.String.annotate({ message: "expected a colour as 
   Schema.isPattern(HEX_COLOR, { message: "expected a colour as #rrggbb (six hexadecimal digits)" })
 )
 
-const WholeNumber = Schema.Int.annotate({ message: "expected a whole number" })
+const WholeNumber = Schema.Number.annotate({ message: "expected a whole number" }).check(Schema.isInt({ message: "expected a whole number" }))
 export const CharLimit = Schema.Tuple([WholeNumber, WholeNumber]).annotate({
   message: "expected [min, max]: two whole numbers with 0 < min <= max <= 2000"
 }).check(

@@ -56,6 +56,9 @@ describe("char_limit: [min, max] with 0 < min <= max <= 2000", () => {
     ])
     assert.deepStrictEqual(messagesOf({ steps: [message({ char_limit: [1.5, 2] })] }), ["steps[0].char_limit[0]: expected a whole number"])
     assert.deepStrictEqual(messagesOf({ steps: [message({ char_limit: [1, 2.5] })] }), ["steps[0].char_limit[1]: expected a whole number"])
+    // Not a number at all: the same words, not the schema library's default "Expected number".
+    assert.deepStrictEqual(messagesOf({ steps: [message({ char_limit: [1, "2"] })] }), ["steps[0].char_limit[1]: expected a whole number"])
+    assert.deepStrictEqual(messagesOf({ steps: [message({ char_limit: [null, 2] })] }), ["steps[0].char_limit[0]: expected a whole number"])
   })
 })
 
