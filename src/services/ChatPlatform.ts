@@ -133,6 +133,16 @@ export class ChatPlatform extends Context.Service<ChatPlatform, {
   readonly getBotGuilds: (
     botToken: Redacted.Redacted<string>
   ) => Effect.Effect<ReadonlyArray<PlatformGuildSummary>, PlatformError>
+  /**
+   * The bot's and the user's server lists when fresh copies of both are at hand in this instance's
+   * caches (counted as cache hits), else `undefined`; never calls the platform. A cached read's fast
+   * path (services/DirectoryLive.ts): the same lists `getBotGuilds` / `getCurrentUserGuilds` would
+   * answer now. Optional: a layer without caches leaves it out.
+   */
+  readonly cachedGuildLists?: (
+    botToken: Redacted.Redacted<string>,
+    userToken: Redacted.Redacted<string>
+  ) => Effect.Effect<readonly [ReadonlyArray<PlatformGuildSummary>, ReadonlyArray<PlatformGuildSummary>] | undefined>
   readonly getGuild: (botToken: Redacted.Redacted<string>, guildId: string) => Effect.Effect<PlatformGuild, PlatformError>
   readonly getGuildChannels: (
     botToken: Redacted.Redacted<string>,

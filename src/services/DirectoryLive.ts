@@ -7,7 +7,7 @@ import type { Principal } from "../domain/Principal.ts"
 import { Bots } from "./Bots.ts"
 import type { BotRecord } from "./Bots.ts"
 import { ChatPlatform, Permission, PlatformRejected, rejectedToApiError } from "./ChatPlatform.ts"
-import type { PlatformChannel, PlatformError } from "./ChatPlatform.ts"
+import type { PlatformChannel, PlatformError, PlatformGuildSummary } from "./ChatPlatform.ts"
 import { Directory, DirectorySettings } from "./Directory.ts"
 import type { Need } from "./Directory.ts"
 import { has, MODULES } from "./Modules.ts"
@@ -23,6 +23,35 @@ export const toChannels = (channels: ReadonlyArray<PlatformChannel>): Array<Chan
   })
 
 export const colorHex = (color: number) => `#${color.toString(16).padStart(6, "0").toLowerCase()}`
+
+// A guild's permissions arrive as the same few decimal strings request after request: parsed once.
+const parsedPerms = new Map<string, bigint>()
+const permsOf = (permissions: string): bigint => {
+  let perms = parsedPerms.get(permissions)
+  if (perms === undefined) {
+    if (parsedPerms.size >= 1_000) parsedPerms.clear()
+    perms = BigInt(permissions)
+    parsedPerms.set(permissions, perms)
+  }
+  return perms
+}
+
+/** 404 unless the bot is in the server. */
+const botAbsent = (botGuilds: ReadonlyArray<PlatformGuildSummary>, b: BotRecord, serverId: string) =>
+  botGuilds.some((g) => g.id === serverId)
+    ? undefined
+    : Effect.fail(NotFound.of(`Server ${serverId} does not exist or bot ${b.id} is not in it.`))
+
+/** The user's permissions in the server from their server list: 403 unless a member who may manage it. */
+const permissionsIn = (guilds: ReadonlyArray<PlatformGuildSummary>, serverId: string): Effect.Effect<bigint, Forbidden> => {
+  const guild = guilds.find((g) => g.id === serverId)
+  if (guild === undefined) return Effect.fail(Forbidden.of(`You are not a member of server ${serverId}.`))
+  const perms = guild.owner ? ALL : permsOf(guild.permissions)
+  if (!has(perms, Permission.MANAGE_GUILD)) {
+    return Effect.fail(Forbidden.of(`You may not manage server ${serverId}: it needs MANAGE_GUILD, ADMINISTRATOR or ownership.`))
+  }
+  return Effect.succeed(perms)
+}
 
 const platform = <A>(what: string, credential: "user" | "bot" = "user") => (effect: Effect.Effect<A, PlatformError>) =>
   Effect.catchTag(effect, "PlatformRejected", (e: PlatformRejected) => Effect.fail(rejectedToApiError(e, what, credential)))
@@ -56,22 +85,28 @@ export const DirectoryLive = Layer.effect(
           chat.getBotGuilds(b.token).pipe(platform("the bot's servers", "bot")),
           session.userToken(principal)
         ], { concurrency: 2 })
-        if (!botGuilds.some((g) => g.id === serverId)) {
-          return yield* NotFound.of(`Server ${serverId} does not exist or bot ${b.id} is not in it.`)
-        }
-        const guilds = yield* userGuilds(principal, token)
-        const guild = guilds.find((g) => g.id === serverId)
-        if (guild === undefined) return yield* Forbidden.of(`You are not a member of server ${serverId}.`)
-        const perms = guild.owner ? ALL : BigInt(guild.permissions)
-        if (!has(perms, Permission.MANAGE_GUILD)) {
-          return yield* Forbidden.of(`You may not manage server ${serverId}: it needs MANAGE_GUILD, ADMINISTRATOR or ownership.`)
-        }
-        return perms
+        const absent = botAbsent(botGuilds, b, serverId)
+        if (absent !== undefined) return yield* absent
+        return yield* permissionsIn(yield* userGuilds(principal, token), serverId)
       })
+
+    // A read whose server lists are both in this instance's caches (the chat platform's
+    // `cachedGuildLists`) decides in one step, with the same rules and the same failures, in the same
+    // order: the bot, then the user's platform token (its failure first, as when both are read at
+    // once), then 404, then 403. Otherwise `membership` reads them.
+    const cachedMembership = (principal: Principal, b: BotRecord, serverId: string) => {
+      const cachedLists = chat.cachedGuildLists
+      if (cachedLists === undefined) return membership(principal, b, serverId)
+      return Effect.flatMap(session.userToken(principal), (token) =>
+        Effect.flatMap(cachedLists(b.token, token), (lists) => {
+          if (lists === undefined) return membership(principal, b, serverId)
+          return botAbsent(lists[0], b, serverId) ?? permissionsIn(lists[1], serverId)
+        }))
+    }
 
     const access = Effect.fn("Directory.access")(function*(principal: Principal, botId: string, serverId: string, need: Need) {
       const b = yield* bot(botId)
-      const perms = yield* membership(principal, b, serverId)
+      const perms = yield* cachedMembership(principal, b, serverId)
       if (need === "logs" && !has(perms, Permission.VIEW_AUDIT_LOG)) {
         return yield* Forbidden.of("The audit log needs the VIEW_AUDIT_LOG permission on this server.")
       }
@@ -160,11 +195,7 @@ export const DirectoryLive = Layer.effect(
           }
         }),
       modules: (principal, botId, serverId) =>
-        Effect.gen(function*() {
-          const b = yield* bot(botId)
-          const perms = yield* membership(principal, b, serverId)
-          return moduleList(perms)
-        }),
+        Effect.flatMap(bot(botId), (b) => Effect.map(cachedMembership(principal, b, serverId), moduleList)),
       access: (principal, botId, serverId, need) => access(principal, botId, serverId, need)
     })
   })

@@ -97,6 +97,12 @@ export const lookupCounter = (cache: string) => {
   return (found: boolean) => found ? hit : miss
 }
 
+/** The two series of `lookupCounter(cache)` as metrics, for code that updates them without an Effect (`updateUnsafe`). */
+export const lookupMetrics = (cache: string) => ({
+  hit: Metric.counter("cache_lookups_total", { ...CACHE_LOOKUPS, attributes: { cache, result: "hit" } }),
+  miss: Metric.counter("cache_lookups_total", { ...CACHE_LOOKUPS, attributes: { cache, result: "miss" } })
+})
+
 /** Jobs of the job engine's queues by queue and state (queued, active, failed), sampled at scrape time. */
 export const jobQueueJobs = Metric.gauge("job_queue_jobs", {
   description: "Jobs in the job engine's queues, by queue and state (queued, active, failed)"
@@ -164,6 +170,20 @@ export const routeLabel = (url: string, status: number): string => {
   const q = url.indexOf("?")
   const path = q === -1 ? url : url.slice(0, q)
   if (path.startsWith("/sandbox")) return "/sandbox/*"
+  // The same /api paths (ids only, no secrets) come back request after request: their labels are
+  // kept, in a map bounded like the series (a scan of distinct paths starts it over).
+  if (!path.startsWith("/api/")) return labelOf(path)
+  let label = routeLabels.get(path)
+  if (label === undefined) {
+    if (routeLabels.size >= 10_000) routeLabels.clear()
+    label = labelOf(path)
+    routeLabels.set(path, label)
+  }
+  return label
+}
+
+const routeLabels = new Map<string, string>()
+const labelOf = (path: string): string => {
   const segments = path.split("/")
   for (let i = 0; i < segments.length; i++) {
     if (/^[0-9]+$/.test(segments[i]!)) segments[i] = ":id"

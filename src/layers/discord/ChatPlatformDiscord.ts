@@ -12,6 +12,7 @@ import type { HttpClient } from "effect/http"
 import { RateLimiter } from "effect/persistence"
 import { ChatPlatform } from "../../services/ChatPlatform.ts"
 import type { DiscordCacheOptions } from "./DiscordCache.ts"
+import { withGuildListMemo } from "./DiscordCache.ts"
 import { makeDiscordOAuth } from "./DiscordOAuth.ts"
 import type { DiscordRateLimitsOptions } from "./DiscordRateLimits.ts"
 import { DiscordRateLimits } from "./DiscordRateLimits.ts"
@@ -33,7 +34,8 @@ export interface DiscordChatPlatformOptions extends DiscordRestOptions, DiscordR
 
 const make = Effect.fnUntraced(function*(options: DiscordChatPlatformOptions) {
   const rest = yield* makeDiscordRest(options)
-  const reads = yield* makeDiscordReads(options, rest)
+  // The server lists are also remembered for a cached read's fast path (DiscordCache.ts).
+  const reads = withGuildListMemo(options, yield* makeDiscordReads(options, rest))
   return ChatPlatform.of({ ...makeDiscordOAuth(options, rest), ...reads, ...makeDiscordWebhooks(rest), ...makeDiscordMessages(rest) })
 })
 

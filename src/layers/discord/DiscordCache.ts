@@ -3,9 +3,9 @@
  * argument, so identical concurrent reads make one upstream call (coalescing) and answers are kept
  * for a TTL. Failures are never kept.
  */
-import { Cache, Duration, Effect, Equal, Exit, Hash, Redacted } from "effect"
-import type { PlatformError } from "../../services/ChatPlatform.ts"
-import { lookupCounter } from "../../services/Metrics.ts"
+import { Cache, Clock, Duration, Effect, Equal, Exit, Hash, Redacted } from "effect"
+import type { ChatPlatform, PlatformError, PlatformGuildSummary } from "../../services/ChatPlatform.ts"
+import { lookupCounter, lookupMetrics } from "../../services/Metrics.ts"
 import { tokenHash } from "./DiscordRateLimits.ts"
 
 export interface DiscordCacheOptions {
@@ -110,5 +110,52 @@ export const makeKeys = () => {
       ofToken.set(slot, key)
     }
     return key
+  }
+}
+
+type GuildList = ReadonlyArray<PlatformGuildSummary>
+type GuildReads = Pick<ChatPlatform["Service"], "getBotGuilds" | "getCurrentUserGuilds">
+
+/**
+ * The two server-list reads, remembered as they pass so a cached read can take both at once without
+ * an Effect per cache (`cachedGuildLists`, ChatPlatform.ts). A list is fresh until `guildList` after
+ * it was first seen, which is when its lookup completed: the expiry of its entry in the cache behind
+ * `reads` (a list seen again through another token object keeps that time, so nothing is ever kept
+ * longer than the cache keeps it). Failures pass untouched. With a zero lifetime (coalescing only)
+ * nothing is remembered and `cachedGuildLists` is left out.
+ */
+export const withGuildListMemo = <R extends GuildReads>(options: DiscordCacheOptions, reads: R): R & Pick<ChatPlatform["Service"], "cachedGuildLists"> => {
+  const ttlMs = Duration.toMillis(Duration.fromInputUnsafe(cacheTtls(options).guildList))
+  if (!(ttlMs > 0)) return reads
+  // Per list object: until when it is fresh. Per token object: the list it last answered.
+  const freshUntil = new WeakMap<GuildList, number>()
+  const bot = new WeakMap<Redacted.Redacted<string>, GuildList>()
+  const user = new WeakMap<Redacted.Redacted<string>, GuildList>()
+  const remember = (by: WeakMap<Redacted.Redacted<string>, GuildList>, token: Redacted.Redacted<string>) => (list: GuildList) =>
+    Effect.map(Clock.currentTimeMillis, (now) => {
+      if (!freshUntil.has(list)) freshUntil.set(list, now + ttlMs)
+      by.set(token, list)
+      return list
+    })
+  const fresh = (by: WeakMap<Redacted.Redacted<string>, GuildList>, token: Redacted.Redacted<string>, now: number) => {
+    const list = by.get(token)
+    return list !== undefined && (freshUntil.get(list) ?? 0) > now ? list : undefined
+  }
+  // The same series as the caches' own counts (discord.bot_guilds, discord.guilds in DiscordReads.ts).
+  const counted = { bot: lookupMetrics("discord.bot_guilds").hit, user: lookupMetrics("discord.guilds").hit }
+  return {
+    ...reads,
+    getBotGuilds: (token) => Effect.flatMap(reads.getBotGuilds(token), remember(bot, token)),
+    getCurrentUserGuilds: (token) => Effect.flatMap(reads.getCurrentUserGuilds(token), remember(user, token)),
+    cachedGuildLists: (botToken, userToken) =>
+      Effect.withFiber((fiber) => {
+        const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
+        const botGuilds = fresh(bot, botToken, now)
+        const userGuilds = botGuilds === undefined ? undefined : fresh(user, userToken, now)
+        if (botGuilds === undefined || userGuilds === undefined) return Effect.undefined
+        counted.bot.updateUnsafe(1, fiber.context)
+        counted.user.updateUnsafe(1, fiber.context)
+        return Effect.succeed([botGuilds, userGuilds] as const)
+      })
   }
 }
