@@ -44,4 +44,4 @@ STOPSIGNAL SIGTERM
 # The V8 flags of `npm start` (package.json; scripts/node-flags.mjs): Node 20's young generation, which
 # Node 24 would let grow to 128 MiB, and a heap that grows 50 % past its live size between full
 # collections, not up to 4x (README "Performance").
-CMD ["node", "--max-semi-space-size=16", "--heap-growing-percent=50", "dist/main.mjs"]
+CMD ["node", "--max-semi-space-size=16", "--heap-growing-percent=50", "--no-concurrent-recompilation", "dist/main.mjs"]
