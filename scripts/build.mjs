@@ -11,6 +11,7 @@ import { build } from "esbuild"
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { basename, dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
+import { serverBundleOptions } from "./bundle-options.mjs"
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..")
 const outdir = resolve(ROOT, process.env.BUILD_OUTDIR ?? "dist")
@@ -41,7 +42,7 @@ const current = () => {
   if (!Array.isArray(inputs.outputs) || inputs.outputs.some((f) => !existsSync(join(outdir, f)))) return false
   // Compared with the time the last build started: a file saved while it ran is newer.
   const built = inputs.startedAt
-  const sources = [fileURLToPath(import.meta.url), join(ROOT, "package.json"), join(ROOT, "package-lock.json"), ...inputs.files.map((f) => resolve(ROOT, f))]
+  const sources = [fileURLToPath(import.meta.url), join(ROOT, "scripts/bundle-options.mjs"), join(ROOT, "package.json"), join(ROOT, "package-lock.json"), ...inputs.files.map((f) => resolve(ROOT, f))]
   return sources.every((f) => mtime(f) < built)
 }
 
@@ -65,28 +66,14 @@ if (current()) {
     entryPoints: { main: "src/main.ts", cli: "src/cli.ts" },
     outdir,
     outExtension: { ".js": ".mjs" },
-    bundle: true,
+    ...serverBundleOptions,
     // Chunks beside the entries (not in a folder): import.meta.url means the same directory in every
     // output (http/PanelPage.ts finds dist/panel from it).
     splitting: true,
     chunkNames: "[name]-[hash]",
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    sourcemap: true,
-    // V8 keeps a script's source text in the heap for as long as it runs, at two bytes a character
-    // once one character is outside Latin-1 (a few in the bundled libraries' comments are): ASCII
-    // output without comments and indentation takes the live heap's source text from 18.8 to ~7.5
-    // MiB. Names are kept (no identifier minification), and the source map still gives stack traces.
-    minifyWhitespace: true,
-    charset: "ascii",
-    legalComments: "none",
-    logLevel: "warning",
     metafile: true,
     // The version lives in package.json only; the bundles read it from here.
-    define: { __GATEWAY_VERSION__: JSON.stringify(pkg.version) },
-    external: ["@electric-sql/pglite", "@electric-sql/pglite-socket", "redis", "@redis/*"],
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" }
+    define: { __GATEWAY_VERSION__: JSON.stringify(pkg.version) }
   })
   const outputs = Object.keys(result.metafile.outputs).map((f) => basename(f))
   // esbuild's ascii charset leaves regular expression literals as written: one `/ς/` made V8 hold the

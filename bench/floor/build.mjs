@@ -4,6 +4,7 @@
 // into <tmpdir>/gateway-bench-floor/floor.mjs on every run, from the src/ of the checkout).
 import { build } from "esbuild"
 import { fileURLToPath } from "node:url"
+import { serverBundleOptions } from "../../scripts/bundle-options.mjs"
 
 const root = fileURLToPath(new URL("../..", import.meta.url))
 
@@ -12,20 +13,8 @@ export const buildFloor = async (outfile) => {
     absWorkingDir: root,
     entryPoints: ["bench/floor/server.ts"],
     outfile,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    // profile-summary.mjs maps the profile's frames back to src/ through it.
-    sourcemap: true,
-    // As scripts/build.mjs: the bundle's shape (and its heap) like the gateway's.
-    minifyWhitespace: true,
-    charset: "ascii",
-    legalComments: "none",
-    logLevel: "warning",
-    define: { __GATEWAY_VERSION__: JSON.stringify("bench-floor") },
-    external: ["@electric-sql/pglite", "@electric-sql/pglite-socket", "redis", "@redis/*"],
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" }
+    ...serverBundleOptions,
+    define: { __GATEWAY_VERSION__: JSON.stringify("bench-floor") }
   })
   return outfile
 }
