@@ -10,6 +10,7 @@ import { ChatPlatform, Permission, PlatformRejected, rejectedToApiError } from "
 import type { PlatformChannel, PlatformError, PlatformGuildSummary } from "./ChatPlatform.ts"
 import { Directory, DirectorySettings } from "./Directory.ts"
 import type { Need } from "./Directory.ts"
+import { boundedMemo } from "./Memo.ts"
 import { has, MODULES } from "./Modules.ts"
 import { PlatformSession, withUserToken } from "./PlatformSession.ts"
 
@@ -25,16 +26,7 @@ export const toChannels = (channels: ReadonlyArray<PlatformChannel>): Array<Chan
 export const colorHex = (color: number) => `#${color.toString(16).padStart(6, "0").toLowerCase()}`
 
 // A guild's permissions arrive as the same few decimal strings request after request: parsed once.
-const parsedPerms = new Map<string, bigint>()
-const permsOf = (permissions: string): bigint => {
-  let perms = parsedPerms.get(permissions)
-  if (perms === undefined) {
-    if (parsedPerms.size >= 1_000) parsedPerms.clear()
-    perms = BigInt(permissions)
-    parsedPerms.set(permissions, perms)
-  }
-  return perms
-}
+const permsOf = boundedMemo(1_000, BigInt)
 
 /** 404 unless the bot is in the server. */
 const botAbsent = (botGuilds: ReadonlyArray<PlatformGuildSummary>, b: BotRecord, serverId: string) =>

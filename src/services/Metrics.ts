@@ -3,6 +3,7 @@
  * (http/Metrics.ts); defined here so http/ and layers/ both count. Attribute values are bounded: route templates, never raw paths.
  */
 import { Effect, Metric } from "effect"
+import { boundedMemo } from "./Memo.ts"
 
 const HTTP_REQUESTS = { description: "HTTP requests answered, by method, route template and status", incremental: true } as const
 const HTTP_DURATION = {
@@ -92,8 +93,9 @@ export const countLookup = (cache: string, hit: boolean) =>
  * a JSON.stringify) on every update.
  */
 export const lookupCounter = (cache: string) => {
-  const hit = Metric.update(Metric.counter("cache_lookups_total", { ...CACHE_LOOKUPS, attributes: { cache, result: "hit" } }), 1)
-  const miss = Metric.update(Metric.counter("cache_lookups_total", { ...CACHE_LOOKUPS, attributes: { cache, result: "miss" } }), 1)
+  const metrics = lookupMetrics(cache)
+  const hit = Metric.update(metrics.hit, 1)
+  const miss = Metric.update(metrics.miss, 1)
   return (found: boolean) => found ? hit : miss
 }
 
@@ -172,17 +174,9 @@ export const routeLabel = (url: string, status: number): string => {
   if (path.startsWith("/sandbox")) return "/sandbox/*"
   // The same /api paths (ids only, no secrets) come back request after request: their labels are
   // kept, in a map bounded like the series (a scan of distinct paths starts it over).
-  if (!path.startsWith("/api/")) return labelOf(path)
-  let label = routeLabels.get(path)
-  if (label === undefined) {
-    if (routeLabels.size >= 10_000) routeLabels.clear()
-    label = labelOf(path)
-    routeLabels.set(path, label)
-  }
-  return label
+  return path.startsWith("/api/") ? apiRouteLabel(path) : labelOf(path)
 }
 
-const routeLabels = new Map<string, string>()
 const labelOf = (path: string): string => {
   const segments = path.split("/")
   for (let i = 0; i < segments.length; i++) {
@@ -191,3 +185,4 @@ const labelOf = (path: string): string => {
   }
   return segments.join("/")
 }
+const apiRouteLabel = boundedMemo(10_000, labelOf)
