@@ -22,9 +22,9 @@ export const targets = {
   "src/services/FormValidation.ts": ["test/forms/FormValidation.test.ts", "test/forms/FormValidationEdges.test.ts", "test/forms/FormsApi.test.ts", "test/forms/FormValidationMutation.test.ts"],
   // Only the input schemas and their rules; the rest of Form.ts is output wire shapes.
   "src/domain/Form.ts:StepType..FormInput": ["test/forms/FormValidation.test.ts", "test/forms/FormValidationEdges.test.ts", "test/forms/FormsApi.test.ts", "test/forms/FormInputMutation.test.ts", "test/forms/FormValidationMutation.test.ts"],
-  // (DiscordGlobalBudget.test.ts is left out for time: RateLimitBehaviour pins the budget's arithmetic.)
+  // (DiscordGlobalBudget.test.ts is left out for time: RateLimitBehaviourBudgets pins the budget's arithmetic.)
   // The rate limiter: its layer (DiscordRateLimits.ts) and its stateless arithmetic (DiscordRateLimitRules.ts).
-  "src/layers/discord/DiscordRateLimit*.ts": ["RateLimitBehaviour", "RateLimitMutation2", "DiscordChatPlatform", "DiscordSandbox"].map((n) => `test/discord/${n}.test.ts`),
+  "src/layers/discord/DiscordRateLimit*.ts": ["RateLimitBehaviourBuckets", "RateLimitBehaviourBudgets", "RateLimitBehaviourStoreMetrics", "RateLimitMutation2", "DiscordChatPlatform", "DiscordSandbox"].map((n) => `test/discord/${n}.test.ts`),
   "src/services/Cipher.ts": ["test/crypto/CipherMutation.test.ts", "test/crypto/Cipher.test.ts", "test/auth/Auth.test.ts", "test/auth/PlatformToken.test.ts"],
   // Delivery (#14): what is posted (filters, renderer), whether it was already (dedup: Select's
   // "already posted" and the item id), and the posting itself.

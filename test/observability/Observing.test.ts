@@ -26,10 +26,10 @@ beforeAll(async () => {
   buildBundle()
   await new Promise<void>((resolve) => otlp.listen(0, "127.0.0.1", resolve))
 }, 90_000)
-afterAll(() => {
-  cleanUp()
+afterAll(async () => {
+  await cleanUp()
   otlp.close()
-})
+}, 30_000)
 
 describe("metrics and traces (node dist/main.mjs)", () => {
   it("GET /metrics in Prometheus text with route templates; spans over OTLP", async () => {

@@ -11,17 +11,17 @@ import { afterAll, assert, describe, it, layer } from "@effect/vitest"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Exit, Redacted, Scope } from "effect"
 import { Reactivity } from "effect/reactivity"
-import { execFile, execFileSync, spawn } from "node:child_process"
-import type { ChildProcess } from "node:child_process"
+import { execFile, execFileSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
+import { join } from "node:path"
 import { promisify } from "node:util"
 import { ALICE_ID, BOT2_ID, BOT2_TOKEN, S2_ID } from "../../src/sandbox/Seed.ts"
+import { childProcesses } from "../utils/ChildProcesses.ts"
 import { freePort, signIn, TestApp, testAppConfig } from "../utils/TestApp.ts"
+import { ROOT, sleep } from "./Spawn.ts"
 
-const ROOT = resolve(import.meta.dirname, "../..")
 const OUT = join(ROOT, ".build-test", "cli")
 const KEY = "k1:" + Buffer.alloc(32, 7).toString("base64")
 
@@ -192,20 +192,8 @@ const sharedDatabase = async (admin: string): Promise<{ readonly url: string; re
   }
 }
 
-const children: Array<ChildProcess> = []
-const cleanups: Array<() => Promise<void>> = []
-afterAll(async () => {
-  for (const child of children) {
-    try {
-      process.kill(-child.pid!, "SIGKILL")
-    } catch {
-      // already gone
-    }
-  }
-  for (const cleanup of cleanups) await cleanup()
-})
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const processes = childProcesses()
+afterAll(processes.cleanUp)
 
 describe("a running server and the CLI on one database", () => {
   if (TEST_DATABASE_URL === "") {
@@ -214,34 +202,28 @@ describe("a running server and the CLI on one database", () => {
   it.skipIf(TEST_DATABASE_URL === "")("the server stops serving a bot the CLI removed, and serves it again once re-added, within seconds", async () => {
     buildOnce()
     const db = await sharedDatabase(TEST_DATABASE_URL)
-    cleanups.push(db.close)
-    const dataDir = mkdtempSync(join(tmpdir(), "gateway-cli-server-"))
-    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }))
+    processes.onCleanUp(db.close)
+    const dataDir = processes.tempDir("gateway-cli-server-")
     const port = await freePort()
     const url = `http://127.0.0.1:${port}`
     const env = { DATABASE_URL: db.url, DATA_DIR: dataDir, PUBLIC_URL: url }
 
-    const server = spawn(process.execPath, [join(OUT, "main.mjs")], {
+    const server = processes.spawn(process.execPath, [join(OUT, "main.mjs")], {
       cwd: ROOT,
-      env: cleanEnv({ ...env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "Warn" }),
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true
+      env: cleanEnv({ ...env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "Warn" })
     })
-    children.push(server)
-    let output = ""
-    server.stdout!.setEncoding("utf8").on("data", (c: string) => output += c)
-    server.stderr!.setEncoding("utf8").on("data", (c: string) => output += c)
+    const output = () => server.output().all
     const deadline = Date.now() + 60_000
     for (;;) {
       const status = await fetch(`${url}/readyz`, { headers: { "user-agent": "cli-test" } }).then((r) => r.status, () => 0)
       if (status === 200) break
-      if (Date.now() > deadline || server.exitCode !== null) assert.fail(`server not ready:\n${output}`)
+      if (Date.now() > deadline || server.child.exitCode !== null) assert.fail(`server not ready:\n${output()}`)
       await sleep(250)
     }
 
     const app = TestApp.of({ url, config: testAppConfig(port) })
     const { access_token } = await Effect.runPromise(signIn(ALICE_ID).pipe(Effect.provideService(TestApp, app))).catch((e) => {
-      throw new Error(`${String(e)}\nserver output:\n${output}`)
+      throw new Error(`${String(e)}\nserver output:\n${output()}`)
     })
     const get = (path: string) => fetch(url + path, { headers: { "user-agent": "cli-test", authorization: `Bearer ${access_token}` } })
     const listed = async () => ((await (await get("/api/v1/bots")).json()) as { bots: Array<{ id: string }> }).bots.map((b) => b.id)

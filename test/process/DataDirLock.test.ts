@@ -6,14 +6,13 @@
  * opener takes over.
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { execFile, execFileSync, spawn } from "node:child_process"
-import type { ChildProcess } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { execFile } from "node:child_process"
+import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { promisify } from "node:util"
 import { freePort } from "../../src/layers/sql/Embedded.ts"
-import { ROOT } from "./Spawn.ts"
+import { childProcesses } from "../utils/ChildProcesses.ts"
+import { buildBundleInto, ROOT, sleep } from "./Spawn.ts"
 
 const OUT = join(ROOT, ".build-test", "lock")
 const KEY = "k1:" + Buffer.alloc(32, 5).toString("base64")
@@ -21,9 +20,7 @@ const UA = { "user-agent": "lock-test" }
 /** Start-up on the embedded database takes seconds alone, much longer on a loaded 2-core machine. */
 const READY_MS = 150_000
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-const children: Array<ChildProcess> = []
-const dirs: Array<string> = []
+const processes = childProcesses()
 
 const cleanEnv = (extra: Record<string, string>): Record<string, string> => {
   const base: Record<string, string | undefined> = { ...process.env }
@@ -33,23 +30,10 @@ const cleanEnv = (extra: Record<string, string>): Record<string, string> => {
   return { ...base, TOKEN_ENCRYPTION_KEY: KEY, ...extra } as Record<string, string>
 }
 
-const server = (dataDir: string, port: number) => {
-  const child = spawn(process.execPath, [join(OUT, "main.mjs")], {
-    cwd: ROOT,
-    env: cleanEnv({ DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "Warn" }),
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true
-  })
-  children.push(child)
-  let stdout = ""
-  let stderr = ""
-  child.stdout!.setEncoding("utf8").on("data", (c: string) => stdout += c)
-  child.stderr!.setEncoding("utf8").on("data", (c: string) => stderr += c)
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal }))
-  )
-  return { child, exited, url: `http://127.0.0.1:${port}`, output: () => ({ stdout, stderr }) }
-}
+const server = (dataDir: string, port: number) => ({
+  ...processes.spawn(process.execPath, [join(OUT, "main.mjs")], { cwd: ROOT, env: cleanEnv({ DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "Warn" }) }),
+  url: `http://127.0.0.1:${port}`
+})
 type Server = ReturnType<typeof server>
 
 const waitReady = async (s: Server) => {
@@ -70,22 +54,12 @@ const cli = (dataDir: string, args: ReadonlyArray<string>) =>
 
 const lines = (text: string) => text.split("\n").filter((l) => l.length > 0)
 
-afterAll(() => {
-  for (const child of children) {
-    try {
-      process.kill(-child.pid!, "SIGKILL")
-    } catch {
-      // already gone
-    }
-  }
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
+afterAll(processes.cleanUp)
 
 describe("DATA_DIR is one process's", () => {
   it("the CLI and a second server are refused while a server runs on it; a killed server's lock is taken over", async () => {
-    execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, stdio: "ignore", env: { ...process.env, BUILD_OUTDIR: OUT } })
-    const dataDir = mkdtempSync(join(tmpdir(), "gateway-lock-"))
-    dirs.push(dataDir)
+    buildBundleInto(OUT)
+    const dataDir = processes.tempDir("gateway-lock-")
     const first = server(dataDir, await freePort())
     await waitReady(first)
     assert.strictEqual(readFileSync(join(dataDir, "gateway.lock"), "utf8").trim(), String(first.child.pid), "the lock names the server")

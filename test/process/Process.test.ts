@@ -5,14 +5,11 @@
  * on SIGTERM, and that a bad configuration value stops start-up with one line naming it.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { execFileSync, spawn } from "node:child_process"
-import type { ChildProcess } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
+import { childProcesses } from "../utils/ChildProcesses.ts"
+import type { Run } from "../utils/ChildProcesses.ts"
 import { freePort } from "../utils/TestApp.ts"
+import { buildBundle, ROOT, waitReady as waitUntilReady, within } from "./Spawn.ts"
 
-const ROOT = resolve(import.meta.dirname, "../..")
 const M = "/api/v1/bots/{appClientId}/servers/{serverId}/modules"
 
 /** Every route of gateway-api.md (plus the callback of decisions.md and the ops routes), as OpenAPI writes it. */
@@ -59,14 +56,7 @@ const CONTRACT_ROUTES: ReadonlyArray<readonly [string, string]> = [
   ["get", "/readyz"]
 ]
 
-interface Run {
-  readonly child: ChildProcess
-  readonly output: () => { readonly stdout: string; readonly stderr: string }
-  readonly exited: Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null }>
-}
-
-const started: Array<ChildProcess> = []
-const dirs: Array<string> = []
+const processes = childProcesses()
 
 /** A clean environment: sandbox mode, embedded database, nothing inherited that would change that. */
 const env = (extra: Record<string, string>) => {
@@ -74,67 +64,27 @@ const env = (extra: Record<string, string>) => {
   for (const name of ["DATABASE_URL", "REDIS_URL", "TOKEN_ENCRYPTION_KEY", "DISCORD_CLIENT_ID", "DISCORD_CLIENT_SECRET", "PUBLIC_URL", "SANDBOX", "MAINTENANCE", "HOST"]) {
     delete base[name]
   }
-  const dataDir = mkdtempSync(join(tmpdir(), "gateway-process-"))
-  dirs.push(dataDir)
+  const dataDir = processes.tempDir("gateway-process-")
   return { ...base, DATA_DIR: dataDir, LOG_LEVEL: "Warn", ...extra }
 }
 
-const run = (command: string, args: ReadonlyArray<string>, extraEnv: Record<string, string>): Run => {
-  // Its own process group, so a test that fails half-way can still end the server it started.
-  const child = spawn(command, args, { cwd: ROOT, env: env(extraEnv), stdio: ["ignore", "pipe", "pipe"], detached: true })
-  started.push(child)
-  let stdout = ""
-  let stderr = ""
-  child.stdout!.setEncoding("utf8").on("data", (c: string) => stdout += c)
-  child.stderr!.setEncoding("utf8").on("data", (c: string) => stderr += c)
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal }))
-  )
-  return { child, exited, output: () => ({ stdout, stderr }) }
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
-const within = <A>(ms: number, promise: Promise<A>): Promise<A | "timeout"> =>
-  Promise.race([promise, sleep(ms).then(() => "timeout" as const)])
+// Its own process group, so a test that fails half-way can still end the server it started.
+const run = (command: string, args: ReadonlyArray<string>, extraEnv: Record<string, string>): Run =>
+  processes.spawn(command, args, { cwd: ROOT, env: env(extraEnv) })
 
 /** Polls /readyz until 200, the process exits, or the deadline passes. */
-const waitReady = async (url: string, server: Run, timeoutMs: number) => {
-  let exited = false
-  void server.exited.then(() => exited = true)
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline && !exited) {
-    try {
-      const res = await fetch(`${url}/readyz`, { headers: { "user-agent": "process-test" } })
-      if (res.status === 200) return
-    } catch {
-      // not listening yet
-    }
-    await sleep(250)
-  }
-  const { stdout, stderr } = server.output()
-  assert.fail(`not ready after ${timeoutMs} ms (exited: ${exited})\nstdout:\n${stdout}\nstderr:\n${stderr}`)
-}
+const waitReady = (url: string, server: Run, timeoutMs: number) => waitUntilReady(url, server, timeoutMs, { "user-agent": "process-test" })
 
 const nonNpmLines = (stderr: string) =>
   stderr.split("\n").filter((l) => l.trim().length > 0 && !l.startsWith("npm ") && !l.startsWith("> "))
 
 beforeAll(() => {
   // The direct `node dist/main.mjs` cases below need the bundle even when run alone.
-  execFileSync("node", ["scripts/build.mjs"], { cwd: ROOT, stdio: "ignore" })
+  buildBundle()
 }, 60_000)
 
-afterAll(() => {
-  // The whole group: a server orphaned behind an exited npm is still in it.
-  for (const child of started) {
-    try {
-      process.kill(-child.pid!, "SIGKILL")
-    } catch {
-      // already gone
-    }
-  }
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
+// The whole group: a server orphaned behind an exited npm is still in it.
+afterAll(processes.cleanUp)
 
 describe("the server as a process (npm start)", () => {
   it("starts on PGlite, serves the contract's OpenAPI and docs, exits 0 on SIGTERM within 5 s", async () => {

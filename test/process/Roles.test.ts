@@ -6,28 +6,21 @@
  * with one line naming ROLE.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { execFileSync, spawn } from "node:child_process"
-import type { ChildProcess } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
+import { join } from "node:path"
 import { ALICE_ID, BOT2_ID, channelId, S1_ID } from "../../src/sandbox/Seed.ts"
 import { RSS_PATHS } from "../../src/sandbox/sources/Seed.ts"
+import { childProcesses } from "../utils/ChildProcesses.ts"
+import type { Run } from "../utils/ChildProcesses.ts"
 import { freePort } from "../utils/TestApp.ts"
+import { buildBundleInto, ROOT, sleep, waitReady as waitUntilReady, within } from "./Spawn.ts"
 
-const ROOT = resolve(import.meta.dirname, "../..")
 const OUT = join(ROOT, ".build-test", "roles")
 const UA = { "user-agent": "roles-test" }
 const CLIENT_REDIRECT = "http://127.0.0.1/callback"
 /** Start-up on the embedded database takes seconds alone, minutes on a loaded 2-core machine. */
 const READY_MS = 150_000
 
-const started: Array<ChildProcess> = []
-const dirs: Array<string> = []
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-const within = <A>(ms: number, promise: Promise<A>): Promise<A | "timeout"> =>
-  Promise.race([promise, sleep(ms).then(() => "timeout" as const)])
+const processes = childProcesses()
 
 /** The bundle in a child process: sandbox mode, embedded database, nothing inherited that would change that. */
 const start = (extra: Record<string, string>) => {
@@ -36,41 +29,14 @@ const start = (extra: Record<string, string>) => {
     delete env[name]
   }
   for (const name of Object.keys(env)) if (name.startsWith("FEED_")) delete env[name]
-  const dataDir = mkdtempSync(join(tmpdir(), "gateway-roles-"))
-  dirs.push(dataDir)
-  const child = spawn(process.execPath, [join(OUT, "main.mjs")], {
-    cwd: ROOT,
-    env: { ...env, DATA_DIR: dataDir, LOG_LEVEL: "Warn", ...extra },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true
-  })
-  started.push(child)
-  let stdout = ""
-  let stderr = ""
-  child.stdout!.setEncoding("utf8").on("data", (c: string) => stdout += c)
-  child.stderr!.setEncoding("utf8").on("data", (c: string) => stderr += c)
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal }))
-  )
-  return { child, exited, output: () => ({ stdout, stderr }) }
+  const dataDir = processes.tempDir("gateway-roles-")
+  return processes.spawn(process.execPath, [join(OUT, "main.mjs")], { cwd: ROOT, env: { ...env, DATA_DIR: dataDir, LOG_LEVEL: "Warn", ...extra } })
 }
-type Server = ReturnType<typeof start>
 
-const waitReady = async (url: string, server: Server, timeoutMs: number) => {
-  let exited = false
-  void server.exited.then(() => exited = true)
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline && !exited) {
-    const ok = await fetch(`${url}/readyz`, { headers: UA }).then((r) => r.status === 200, () => false)
-    if (ok) return
-    await sleep(250)
-  }
-  const { stdout, stderr } = server.output()
-  assert.fail(`not ready after ${timeoutMs} ms (exited: ${exited})\nstdout:\n${stdout}\nstderr:\n${stderr}`)
-}
+const waitReady = (url: string, server: Run, timeoutMs: number) => waitUntilReady(url, server, timeoutMs, UA)
 
 /** SIGTERM: exit 0, and nothing failed on the way down (workers drained before the engine, the engine stopped before the database). */
-const stop = async (server: Server) => {
+const stop = async (server: Run) => {
   server.child.kill("SIGTERM")
   const exit = await within(20_000, server.exited)
   const { stdout, stderr } = server.output()
@@ -100,19 +66,10 @@ const rssCalls = async (url: string) => {
 }
 
 beforeAll(() => {
-  execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, stdio: "ignore", env: { ...process.env, BUILD_OUTDIR: OUT } })
+  buildBundleInto(OUT)
 }, 180_000)
 
-afterAll(() => {
-  for (const child of started) {
-    try {
-      process.kill(-child.pid!, "SIGKILL")
-    } catch {
-      // already gone
-    }
-  }
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
+afterAll(processes.cleanUp)
 
 describe("ROLE", () => {
   it("worker: /healthz and /readyz on PORT; /api, /auth, /docs and /openapi.json are 404; SIGTERM exits 0", async () => {

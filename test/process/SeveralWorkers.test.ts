@@ -23,20 +23,19 @@ import { PgClient } from "@effect/sql-pg"
 import { Effect, Exit, Redacted, Scope } from "effect"
 import { Reactivity } from "effect/reactivity"
 import type { SqlClient } from "effect/sql"
-import { execFileSync, spawn } from "node:child_process"
 import type { ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { mkdtempSync, rmSync } from "node:fs"
 import { createServer, request } from "node:http"
 import type { Server } from "node:http"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { freePort } from "../../src/layers/sql/Embedded.ts"
 import { BOT2_ID, BOT2_TOKEN, CHANNEL_INDEX, channelId, S1_ID } from "../../src/sandbox/Seed.ts"
 import { Cipher, parseKeyring } from "../../src/services/Cipher.ts"
 import { UNKNOWN_OUTCOME } from "../../src/services/DeliveryPost.ts"
 import { slotOffset } from "../../src/services/DeliveryQueues.ts"
-import { ROOT } from "./Spawn.ts"
+import { childProcesses } from "../utils/ChildProcesses.ts"
+import type { Exit as ProcessExit } from "../utils/ChildProcesses.ts"
+import { buildBundleInto, ROOT, sleep } from "./Spawn.ts"
 
 const OUT = join(ROOT, ".build-test", "workers")
 const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? ""
@@ -48,8 +47,6 @@ const WEBHOOKS = 15
 /** The poll interval (seconds): short, so rounds take seconds; long enough for 60 sources on a loaded 2-core machine. */
 const INTERVAL = 4
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
 // ---------------------------------------------------------------------------------------------
 // Processes
 
@@ -58,11 +55,11 @@ interface Proc {
   readonly child: ChildProcess
   readonly url: string
   readonly output: () => string
-  readonly exited: Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null }>
+  readonly exited: Promise<ProcessExit>
 }
 
-const children: Array<ChildProcess> = []
-const cleanups: Array<() => Promise<void> | void> = []
+// The processes, and the rest undone after them: their data folders, the database, the tap.
+const processes = childProcesses()
 
 const start = (name: string, port: number, env: Record<string, string>): Proc => {
   const base: Record<string, string | undefined> = { ...process.env }
@@ -72,22 +69,12 @@ const start = (name: string, port: number, env: Record<string, string>): Proc =>
   for (const v of ["DATABASE_URL", "REDIS_URL", "DISCORD_CLIENT_ID", "DISCORD_CLIENT_SECRET", "PUBLIC_URL", "SANDBOX", "MAINTENANCE", "ROLE", "OTEL_EXPORTER_OTLP_ENDPOINT", "METRICS_TOKEN"]) {
     delete base[v]
   }
-  const dataDir = mkdtempSync(join(tmpdir(), `gateway-${name}-`))
-  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }))
-  const child = spawn(process.execPath, [join(OUT, "main.mjs")], {
+  const dataDir = processes.tempDir(`gateway-${name}-`)
+  const { child, exited, output } = processes.spawn(process.execPath, [join(OUT, "main.mjs")], {
     cwd: ROOT,
-    env: { ...base, DATA_DIR: dataDir, HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "Warn", TOKEN_ENCRYPTION_KEY: KEY, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true
+    env: { ...base, DATA_DIR: dataDir, HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "Warn", TOKEN_ENCRYPTION_KEY: KEY, ...env }
   })
-  children.push(child)
-  let output = ""
-  child.stdout!.setEncoding("utf8").on("data", (c: string) => output += c)
-  child.stderr!.setEncoding("utf8").on("data", (c: string) => output += c)
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal }))
-  )
-  return { name, child, url: `http://127.0.0.1:${port}`, output: () => output, exited }
+  return { name, child, url: `http://127.0.0.1:${port}`, output: () => output().all, exited }
 }
 
 const waitReady = async (p: Proc, timeoutMs: number) => {
@@ -122,7 +109,7 @@ const freshDatabase = async (admin: string) => {
   const url = new URL(admin)
   url.pathname = `/${name}`
   const sql = await Effect.runPromise(PgClient.make({ url: Redacted.make(url.toString()), maxConnections: 2 }).pipe(Effect.provide(Reactivity.layer), Scope.provide(scope)))
-  cleanups.push(async () => {
+  processes.onCleanUp(async () => {
     await Effect.runPromise(Scope.close(scope, Exit.void))
     const dropScope = Effect.runSync(Scope.make())
     const dropper = await Effect.runPromise(PgClient.make({ url: Redacted.make(admin), maxConnections: 1 }).pipe(Effect.provide(Reactivity.layer), Scope.provide(dropScope)))
@@ -155,7 +142,7 @@ const tap = async (target: number) => {
   const port = await new Promise<number>((resolve) =>
     server.listen(0, "127.0.0.1", () => resolve((server.address() as { port: number }).port))
   )
-  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  processes.onCleanUp(() => new Promise<void>((resolve) => server.close(() => resolve())))
   return { url: `http://127.0.0.1:${port}`, fetches }
 }
 
@@ -225,16 +212,7 @@ const keyOf = (m: InboxMessage) => {
   return `${/^\[(s\d+k\d+)\]/.exec(header)?.[1] ?? "?"} ${url}`
 }
 
-afterAll(async () => {
-  for (const child of children) {
-    try {
-      process.kill(-child.pid!, "SIGKILL")
-    } catch {
-      // already gone
-    }
-  }
-  for (const cleanup of cleanups.reverse()) await cleanup()
-})
+afterAll(processes.cleanUp)
 
 describe("three workers and an API on one PostgreSQL", () => {
   if (TEST_DATABASE_URL === "") {
@@ -243,7 +221,7 @@ describe("three workers and an API on one PostgreSQL", () => {
   it.skipIf(TEST_DATABASE_URL === "")(
     "300 feeds over 60 sources: each source polled once per interval, each item posted once per matching feed, also across a SIGKILL",
     async () => {
-      execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, stdio: "ignore", env: { ...process.env, BUILD_OUTDIR: OUT } })
+      buildBundleInto(OUT)
       const db = await freshDatabase(TEST_DATABASE_URL)
       const common = {
         DATABASE_URL: db.url,

@@ -5,79 +5,37 @@
  * cut, and the process exits 0 soon after the grace (not after the upstream time-out).
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { execFileSync, spawn } from "node:child_process"
-import type { ChildProcess } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
+import { join } from "node:path"
 import { ALICE_ID } from "../../src/sandbox/Seed.ts"
+import { childProcesses } from "../utils/ChildProcesses.ts"
+import type { Run } from "../utils/ChildProcesses.ts"
 import { freePort } from "../utils/TestApp.ts"
+import { buildBundleInto, ROOT, waitReady as waitUntilReady, within } from "./Spawn.ts"
 
-const ROOT = resolve(import.meta.dirname, "../..")
 const OUT = join(ROOT, ".build-test", "shutdown")
 const UA = { "user-agent": "shutdown-test" }
 
-const started: Array<ChildProcess> = []
-const dirs: Array<string> = []
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-const within = <A>(ms: number, promise: Promise<A>): Promise<A | "timeout"> =>
-  Promise.race([promise, sleep(ms).then(() => "timeout" as const)])
+const processes = childProcesses()
 
 const start = (extra: Record<string, string>) => {
   const env: Record<string, string | undefined> = { ...process.env }
   for (const name of ["DATABASE_URL", "REDIS_URL", "TOKEN_ENCRYPTION_KEY", "DISCORD_CLIENT_ID", "DISCORD_CLIENT_SECRET", "PUBLIC_URL", "SANDBOX", "MAINTENANCE", "HOST", "ALLOWED_REDIRECT_URIS"]) {
     delete env[name]
   }
-  const dataDir = mkdtempSync(join(tmpdir(), "gateway-shutdown-"))
-  dirs.push(dataDir)
-  const child = spawn(process.execPath, [join(OUT, "main.mjs")], {
-    cwd: ROOT,
-    env: { ...env, DATA_DIR: dataDir, LOG_LEVEL: "Info", ...extra },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true
-  })
-  started.push(child)
-  let stdout = ""
-  let stderr = ""
-  child.stdout!.setEncoding("utf8").on("data", (c: string) => stdout += c)
-  child.stderr!.setEncoding("utf8").on("data", (c: string) => stderr += c)
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal }))
-  )
-  return { child, exited, output: () => ({ stdout, stderr }) }
+  const dataDir = processes.tempDir("gateway-shutdown-")
+  return processes.spawn(process.execPath, [join(OUT, "main.mjs")], { cwd: ROOT, env: { ...env, DATA_DIR: dataDir, LOG_LEVEL: "Info", ...extra } })
 }
 
-const waitReady = async (url: string, server: ReturnType<typeof start>, timeoutMs: number) => {
-  let exited = false
-  void server.exited.then(() => exited = true)
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline && !exited) {
-    const ok = await fetch(`${url}/readyz`, { headers: UA }).then((r) => r.status === 200, () => false)
-    if (ok) return
-    await sleep(250)
-  }
-  const { stdout, stderr } = server.output()
-  assert.fail(`not ready after ${timeoutMs} ms (exited: ${exited})\nstdout:\n${stdout}\nstderr:\n${stderr}`)
-}
+const waitReady = (url: string, server: Run, timeoutMs: number) => waitUntilReady(url, server, timeoutMs, UA)
 
 const lines = (stdout: string) =>
   stdout.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { message: unknown; level: string; annotations: Record<string, unknown> })
 
 beforeAll(() => {
-  execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, stdio: "ignore", env: { ...process.env, BUILD_OUTDIR: OUT } })
+  buildBundleInto(OUT)
 }, 180_000)
 
-afterAll(() => {
-  for (const child of started) {
-    try {
-      process.kill(-child.pid!, "SIGKILL")
-    } catch {
-      // already gone
-    }
-  }
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
+afterAll(processes.cleanUp)
 
 describe("shutdown with a hung upstream", () => {
   it("SIGTERM: drain logged at start and end, the hanging request cut at SHUTDOWN_GRACE_MS, exit 0", async () => {

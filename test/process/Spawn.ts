@@ -1,20 +1,16 @@
 /** Starting the bundled gateway (`node dist/main.mjs`) as a child process with a clean environment (as Process.test.ts does). */
-import { execFileSync, spawn } from "node:child_process"
-import type { ChildProcess } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
+import { execFileSync } from "node:child_process"
+import { resolve } from "node:path"
+import { childProcesses } from "../utils/ChildProcesses.ts"
+import type { Run } from "../utils/ChildProcesses.ts"
+
+export type { Run }
 
 export const ROOT = resolve(import.meta.dirname, "../..")
 
-export interface Run {
-  readonly child: ChildProcess
-  readonly output: () => { readonly stdout: string; readonly stderr: string }
-  readonly exited: Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null }>
-}
-
-const started: Array<ChildProcess> = []
-const dirs: Array<string> = []
+// This module's processes and folders: shared by the files that use it in a worker (one at a time),
+// each of which calls `cleanUp` in its afterAll.
+const processes = childProcesses()
 
 /** Sandbox mode, embedded database, nothing inherited that would change that. */
 export const cleanEnv = (extra: Record<string, string>) => {
@@ -22,39 +18,32 @@ export const cleanEnv = (extra: Record<string, string>) => {
   for (const name of ["DATABASE_URL", "REDIS_URL", "TOKEN_ENCRYPTION_KEY", "DISCORD_CLIENT_ID", "DISCORD_CLIENT_SECRET", "PUBLIC_URL", "SANDBOX", "MAINTENANCE", "HOST", "OTEL_EXPORTER_OTLP_ENDPOINT", "METRICS_TOKEN"]) {
     delete base[name]
   }
-  const dataDir = mkdtempSync(join(tmpdir(), "gateway-process-"))
-  dirs.push(dataDir)
+  const dataDir = processes.tempDir("gateway-process-")
   return { ...base, DATA_DIR: dataDir, LOG_LEVEL: "Warn", ...extra }
 }
 
 export const buildBundle = () => execFileSync("node", ["scripts/build.mjs"], { cwd: ROOT, stdio: "ignore" })
 
-export const runBundle = (extraEnv: Record<string, string>): Run => {
-  const child = spawn("node", ["dist/main.mjs"], { cwd: ROOT, env: cleanEnv(extraEnv), stdio: ["ignore", "pipe", "pipe"], detached: true })
-  started.push(child)
-  let stdout = ""
-  let stderr = ""
-  child.stdout!.setEncoding("utf8").on("data", (c: string) => stdout += c)
-  child.stderr!.setEncoding("utf8").on("data", (c: string) => stderr += c)
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal }))
-  )
-  return { child, exited, output: () => ({ stdout, stderr }) }
-}
+/** The bundle built into a folder of the test's own (`main.mjs`, `cli.mjs`), so files do not rebuild one another's. */
+export const buildBundleInto = (outDir: string) =>
+  execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, stdio: "ignore", env: { ...process.env, BUILD_OUTDIR: outDir } })
+
+export const runBundle = (extraEnv: Record<string, string>): Run =>
+  processes.spawn("node", ["dist/main.mjs"], { cwd: ROOT, env: cleanEnv(extraEnv) })
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 export const within = <A>(ms: number, promise: Promise<A>): Promise<A | "timeout"> =>
   Promise.race([promise, sleep(ms).then(() => "timeout" as const)])
 
-/** Polls /readyz until 200; fails with the output if the process exits or the deadline passes. */
-export const waitReady = async (url: string, server: Run, timeoutMs: number) => {
+/** Polls /readyz (with `headers`) until 200; fails with the output if the process exits or the deadline passes. */
+export const waitReady = async (url: string, server: Run, timeoutMs: number, headers: Record<string, string> = {}) => {
   let exited = false
   void server.exited.then(() => exited = true)
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline && !exited) {
     try {
-      if ((await fetch(`${url}/readyz`)).status === 200) return
+      if ((await fetch(`${url}/readyz`, { headers })).status === 200) return
     } catch {
       // not listening yet
     }
@@ -64,17 +53,5 @@ export const waitReady = async (url: string, server: Run, timeoutMs: number) => 
   throw new Error(`not ready after ${timeoutMs} ms (exited: ${exited})\nstdout:\n${stdout}\nstderr:\n${stderr}`)
 }
 
-/** Ends every process started here (its whole group) and removes the data folders. */
-export const cleanUp = () => {
-  for (const child of started) {
-    try {
-      process.kill(-child.pid!, "SIGKILL")
-    } catch {
-      // already gone
-    }
-  }
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-  // Forgotten once ended: a later file sharing this module must not signal a pid the system has reused.
-  started.length = 0
-  dirs.length = 0
-}
+/** Ends every process started here (its whole group, awaited) and removes the data folders. */
+export const cleanUp = processes.cleanUp
