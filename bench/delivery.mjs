@@ -404,7 +404,8 @@ const main = async () => {
       }
     }
     const baselineStart = performance.now()
-    await until("S8 baseline", async () => (await baselined("%/s8-%")) === S8_SOURCES, quick ? 60_000 : 240_000)
+    // Generous: on a loaded machine (load 15-20 on 2 cores) the 2,000 baselines took ~230 s.
+    await until("S8 baseline", async () => (await baselined("%/s8-%")) === S8_SOURCES, quick ? 60_000 : 600_000)
     log(`S8 baseline of ${S8_SOURCES} sources in ${((performance.now() - baselineStart) / 1000).toFixed(1)} s`)
 
     /** CPU seconds so far of each PostgreSQL backend on this database, by pid (empty when not readable). */
@@ -418,8 +419,83 @@ const main = async () => {
       }
       return out
     }
+    /**
+     * PostgreSQL's counters of the tables a poll touches (pg_stat_user_tables, pg_stat_user_indexes):
+     * tuples written, dead tuples left, index entries read per claim, sizes. The CI server runs with
+     * autovacuum off (its conf.d/90-ci.conf), so what churn leaves behind stays for the whole run.
+     */
+    const tableStats = async () => {
+      const { rows: tables } = await db.query(
+        `SELECT schemaname || '.' || relname AS rel, n_tup_ins::float8 AS ins, n_tup_upd::float8 AS upd, n_tup_hot_upd::float8 AS hot,
+           n_tup_del::float8 AS del, n_live_tup::float8 AS live, n_dead_tup::float8 AS dead, idx_scan::float8 AS idx_scan,
+           idx_tup_fetch::float8 AS idx_fetch, seq_scan::float8 AS seq_scan, pg_relation_size(relid)::float8 AS bytes
+         FROM pg_stat_user_tables WHERE (schemaname = 'pgboss' AND relname IN ('job', 'job_common', 'queue')) OR relname = 'feed_sources'
+           OR (schemaname = 'pgboss' AND relname LIKE 'j%' AND n_tup_ins > 0)`
+      )
+      const { rows: indexes } = await db.query(
+        `SELECT schemaname || '.' || indexrelname AS rel, idx_scan::float8 AS scans, idx_tup_read::float8 AS read, idx_tup_fetch::float8 AS fetch,
+           pg_relation_size(indexrelid)::float8 AS bytes
+         FROM pg_stat_user_indexes WHERE schemaname = 'pgboss' OR relname = 'feed_sources'`
+      )
+      return { tables, indexes }
+    }
+    /** Counters' growth over a window per poll, and sizes and dead tuples at its end. */
+    const statsDelta = (s0, s1, polls) => {
+      const per = (a, b) => (polls > 0 ? round((b - a) / polls, 2) : null)
+      const tables = {}
+      for (const t of s1.tables) {
+        const t0 = s0.tables.find((x) => x.rel === t.rel)
+        if (t0 === undefined) continue
+        tables[t.rel] = {
+          ins_per_poll: per(t0.ins, t.ins),
+          upd_per_poll: per(t0.upd, t.upd),
+          hot_per_poll: per(t0.hot, t.hot),
+          del_per_poll: per(t0.del, t.del),
+          idx_scans_per_poll: per(t0.idx_scan, t.idx_scan),
+          idx_fetch_per_poll: per(t0.idx_fetch, t.idx_fetch),
+          seq_scans: t.seq_scan - t0.seq_scan,
+          live: t.live,
+          dead: t.dead,
+          mib: round(t.bytes / 1048576, 1)
+        }
+      }
+      const indexes = {}
+      for (const i of s1.indexes) {
+        const i0 = s0.indexes.find((x) => x.rel === i.rel)
+        if (i0 === undefined || i.scans === i0.scans) continue
+        indexes[i.rel] = {
+          scans_per_poll: per(i0.scans, i.scans),
+          read_per_scan: round((i.read - i0.read) / (i.scans - i0.scans), 1),
+          fetch_per_scan: round((i.fetch - i0.fetch) / (i.scans - i0.scans), 1),
+          mib: round(i.bytes / 1048576, 1)
+        }
+      }
+      return { tables, indexes }
+    }
+    /**
+     * BENCH_EXPLAIN=1: the plans of pg-boss's claims (feed-poll, feed-post) at a window's end, run in a
+     * transaction that is rolled back (EXPLAIN ANALYZE of the claim's UPDATE would claim the jobs).
+     */
+    const explainClaims = async () => {
+      if (process.env.BENCH_EXPLAIN !== "1") return undefined
+      const { fetchNextJob } = await import("pg-boss/dist/plans.js")
+      const out = {}
+      for (const [name, policy, limit] of [["feed-poll", "standard", 10], ["feed-post", "stately", 5]]) {
+        const { rows: [q] } = await db.query(`SELECT table_name FROM pgboss.queue WHERE name = $1`, [name])
+        const query = fetchNextJob({ schema: "pgboss", table: q.table_name, name, policy, limit })
+        await db.query("BEGIN")
+        try {
+          const { rows } = await db.query(`EXPLAIN (ANALYZE, BUFFERS, TIMING OFF) ${query.text}`, query.values ?? [])
+          out[name] = rows.map((r) => r["QUERY PLAN"])
+        } finally {
+          await db.query("ROLLBACK")
+        }
+      }
+      return out
+    }
     /** A window of polling: per-worker polls, CPU, and what is still due at its end. */
     const pollWindow = async (seconds) => {
+      const stats0 = await tableStats()
       const before = await Promise.all(workers.map(async (w) => ({ counts: await pollCounts(w), cpu: cpuSeconds(w.child.pid) })))
       const apiCpu0 = cpuSeconds(api.pid)
       const pg0 = await postgresCpu()
@@ -447,6 +523,11 @@ const main = async () => {
         }
       })
       const total = per.reduce((a, p) => a + p.polls, 0)
+      // PostgreSQL flushes a backend's counters at most once a second: let them land first.
+      await sleep(1100)
+      const stats = statsDelta(stats0, await tableStats(), total)
+      const plans = await explainClaims()
+      if (plans !== undefined) stats.claim_plans = plans
       return {
         seconds: round(elapsed, 1),
         polls: total,
@@ -457,7 +538,8 @@ const main = async () => {
         // PostgreSQL's backends serving this database (when on this machine and readable).
         postgres_cpu_ms_per_poll: total > 0 && pg1.size > 0 ? round((pgCpu * 1000) / total, 2) : null,
         due_at_end: due,
-        load1: round(loadavg()[0], 2)
+        load1: round(loadavg()[0], 2),
+        postgres: stats
       }
     }
     const setActive = (pattern, active) =>
@@ -599,23 +681,36 @@ const main = async () => {
       }
     }
 
-    const s9Feeds = await s9Setup("s9")
+    // BENCH_DELIVERY_ONLY=S8,S10: S8's and S10's polling windows only (no S9, no S10 delivery).
+    const pollingOnly = process.env.BENCH_DELIVERY_ONLY === "S8,S10"
     const report = (name, r) =>
       log(`${name}: ${r.messages}/${r.items} messages, ${r.messages_per_s} msg/s (${r.posting_per_s} while posting), beyond the wait p50 ${r.beyond_wait_p50_ms} / p99 ${r.beyond_wait_p99_ms} ms, ${r.duplicates} duplicates, ${r.missing} missing, poll shares ${r.share.join(" / ")}, load ${r.load1}`)
-    const s9 = await s9Run("s9", s9Feeds, false)
-    report("S9 burst", s9)
-    const s9Steady = await s9Run("s9", s9Feeds, true)
-    report(`S9 steady ${STEADY_RATE}/s`, s9Steady)
-    await setActive("%/s9-%", false)
+    let s9, s9Steady
+    if (!pollingOnly) {
+      const s9Feeds = await s9Setup("s9")
+      s9 = await s9Run("s9", s9Feeds, false)
+      report("S9 burst", s9)
+      s9Steady = await s9Run("s9", s9Feeds, true)
+      report(`S9 steady ${STEADY_RATE}/s`, s9Steady)
+      await setActive("%/s9-%", false)
+    }
 
     // ---- S10: two workers ----------------------------------------------------------------------
-    workers.push(await startWorker("worker2"))
-    log(`worker2 ready (pid ${workers[1].child.pid})`)
+    // BENCH_S10_WORKERS=1: S10's polling window with worker1 alone, the control that tells a second
+    // worker's cost from what the run has left in the database by then.
+    if (num("BENCH_S10_WORKERS", 2) > 1) {
+      workers.push(await startWorker("worker2"))
+      log(`worker2 ready (pid ${workers[1].child.pid})`)
+    }
     await setActive("%/s8-%", true)
     await firstPolls("%/s8-%")
     await sleep(S8_WARMUP * 1000)
     const s10Polls = await pollWindow(S8_SECONDS)
     log(`S10 polls: ${s10Polls.polls_per_s} polls/s, shares ${s10Polls.share.join(" / ")}, CPU per poll ${s10Polls.workers.map((w) => w.cpu_ms_per_poll).join(" / ")} ms, ${s10Polls.due_at_end} due, load ${s10Polls.load1}`)
+    if (pollingOnly) {
+      await Promise.all([...workers.map((w) => stop(w.child)), stop(api)])
+      return { S8: s8, S10: { polls: s10Polls }, failures: [] }
+    }
     await setActive("%/s8-%", false)
     await drainPolls()
     const s10Feeds = await s9Setup("s10")

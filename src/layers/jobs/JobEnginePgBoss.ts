@@ -22,6 +22,7 @@ import {
 } from "../../services/JobEngine.ts"
 import type { JobInfo, JobQueue, WorkOptions } from "../../services/JobEngine.ts"
 import { jobQueueJobs, sampleOnScrape } from "../../services/Metrics.ts"
+import { jobTableUpkeep } from "./JobTableUpkeep.ts"
 import { makePgBossDb } from "./PgBossDb.ts"
 import {
   defined,
@@ -47,7 +48,10 @@ export interface JobEnginePgBossOptions {
   readonly retention?: Duration.Input
   /** How long closing waits for the jobs in hand before failing them, to be retried (default 30 s). */
   readonly drainTimeout?: Duration.Input
-  /** Upkeep in this process: expiring lost claims, deleting old jobs (default true). */
+  /**
+   * Upkeep in this process: expiring lost claims, deleting old jobs and, where no autovacuum runs,
+   * VACUUM/ANALYZE of pg-boss's tables (JobTableUpkeep.ts) (default true).
+   */
   readonly supervise?: boolean
   /** Cron schedules sent from this process (default true). */
   readonly schedule?: boolean
@@ -131,6 +135,12 @@ export const makeJobEngine = (options: JobEnginePgBossOptions = {}) =>
           Effect.catch((error) => Effect.logWarning(`pg-boss did not stop cleanly: ${error.reason.message}`))
         )
     )
+
+    // Where no autovacuum runs, the supervising engines vacuum and analyze pg-boss's tables
+    // themselves, at the upkeep interval (layers/jobs/JobTableUpkeep.ts: the claim's plan needs it).
+    if (options.supervise ?? true) {
+      yield* jobTableUpkeep(schema, options.superviseInterval ?? "60 seconds").pipe(Effect.provide(engineContext))
+    }
 
     // The queues' gauges at each scrape of /metrics: pg-boss's counts, which its monitor refreshes
     // every supervise interval (in whichever process supervises).
