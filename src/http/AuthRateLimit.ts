@@ -46,14 +46,16 @@ export const AuthRateLimitLive = Layer.effect(
     const policy = { name: "auth", limit: settings.rateLimitAuthPerHour, windowSeconds: 3600 } as const
     // A store that cannot answer leaves the request counted by address (the handler then answers 503).
     const familyOf = (token: string) => store.familyOf(token).pipe(Effect.orElseSucceed(() => undefined))
+    const byAddress = (request: HttpServerRequest.HttpServerRequest) => `ip:${clientAddress(request, settings.trustProxy)}`
+    // No Effect.gen: every /auth request passes here (S4's path).
     return AuthRateLimit.of((httpEffect) =>
-      Effect.gen(function*() {
-        const request = yield* HttpServerRequest.HttpServerRequest
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
         const token = presentedToken(request)
-        const family = token === undefined ? undefined : yield* familyOf(token)
-        const key = family === undefined ? `ip:${clientAddress(request, settings.trustProxy)}` : `family:${family}`
-        yield* countRequest(limiter, policy, key, fallback)
-        return yield* httpEffect
+        const counted = token === undefined
+          ? countRequest(limiter, policy, byAddress(request), fallback)
+          : Effect.flatMap(familyOf(token), (family) =>
+            countRequest(limiter, policy, family === undefined ? byAddress(request) : `family:${family}`, fallback))
+        return Effect.andThen(counted, httpEffect)
       })
     )
   })

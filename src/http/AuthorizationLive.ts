@@ -25,12 +25,13 @@ export const AuthorizationLive = Layer.effect(
     const settings = yield* HttpSettings
     const policy = { name: "api", limit: settings.rateLimitApiPerMinute, windowSeconds: 60 } as const
 
+    const resolve = (token: string) => Effect.catchDefect(store.resolveAccess(token), unreachable)
     /** The first of `tokens` (from `i`) that resolves to a principal. */
     const firstResolved = (tokens: ReadonlyArray<string>, i: number): Effect.Effect<Principal | undefined, ServiceUnavailable> =>
       i >= tokens.length
         ? Effect.undefined
         : Effect.flatMap(
-          Effect.catchDefect(store.resolveAccess(tokens[i]!), unreachable),
+          resolve(tokens[i]!),
           (principal) => principal !== undefined ? Effect.succeed(principal) : firstResolved(tokens, i + 1)
         )
 
@@ -41,7 +42,8 @@ export const AuthorizationLive = Layer.effect(
       if (tokens.length === 0) {
         return Effect.fail(Unauthorized.of("An access token is required (Authorization or X-Access-Token header)."))
       }
-      return Effect.flatMap(firstResolved(tokens, 0), (principal): Effect.Effect<Principal, Unauthorized | TooManyRequests, HttpServerRequest.HttpServerRequest> =>
+      // One token (the usual request) needs no walk over the candidates.
+      return Effect.flatMap(tokens.length === 1 ? resolve(tokens[0]!) : firstResolved(tokens, 0), (principal): Effect.Effect<Principal, Unauthorized | TooManyRequests, HttpServerRequest.HttpServerRequest> =>
         principal === undefined
           ? Effect.fail(Unauthorized.of())
           : Effect.as(countRequest(limiter, policy, principal.userId, fallback), principal))

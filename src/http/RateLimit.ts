@@ -23,29 +23,37 @@ export interface Policy {
   readonly windowSeconds: number
 }
 
-// A policy's RateLimit-Policy value never changes: built once per policy object, not per request.
-const policyHeaders = new WeakMap<Policy, string>()
-const policyHeader = (policy: Policy) => {
-  let value = policyHeaders.get(policy)
-  if (value === undefined) {
-    value = `"${policy.name}";q=${policy.limit};w=${policy.windowSeconds}`
-    policyHeaders.set(policy, value)
+// What a policy's requests share never changes: its RateLimit-Policy value and its window, made
+// once per policy object, not per request.
+interface Fixed {
+  readonly header: string
+  readonly window: Duration.Duration
+}
+const fixedByPolicy = new WeakMap<Policy, Fixed>()
+const fixedOf = (policy: Policy): Fixed => {
+  let fixed = fixedByPolicy.get(policy)
+  if (fixed === undefined) {
+    fixed = { header: `"${policy.name}";q=${policy.limit};w=${policy.windowSeconds}`, window: Duration.seconds(policy.windowSeconds) }
+    fixedByPolicy.set(policy, fixed)
   }
-  return value
+  return fixed
+}
+
+/** The pre-response handler that writes a counted request's RateLimit fields (and Retry-After on a refusal). */
+const headersHandler = (policy: Policy, remaining: number, resetSeconds: number, retryAfter?: number): HttpEffect.PreResponseHandler => {
+  const header = fixedOf(policy).header
+  const value = `"${policy.name}";r=${Math.max(0, remaining)};t=${resetSeconds}`
+  return (_req, res) => {
+    // Two `setHeader`s, not `setHeaders`: same headers in the same order, without its record merge
+    // (~2 µs a call, on every counted request).
+    let out = HttpServerResponse.setHeader(HttpServerResponse.setHeader(res, "ratelimit-policy", header), "ratelimit", value)
+    if (retryAfter !== undefined) out = HttpServerResponse.setHeader(out, "retry-after", String(retryAfter))
+    return Effect.succeed(out)
+  }
 }
 
 const setHeaders = (policy: Policy, remaining: number, resetSeconds: number, retryAfter?: number) =>
-  HttpEffect.appendPreResponseHandler((_req, res) => {
-    // Two `setHeader`s, not `setHeaders`: same headers in the same order, without its record merge
-    // (~2 µs a call, on every counted request).
-    let out = HttpServerResponse.setHeader(
-      HttpServerResponse.setHeader(res, "ratelimit-policy", policyHeader(policy)),
-      "ratelimit",
-      `"${policy.name}";r=${Math.max(0, remaining)};t=${resetSeconds}`
-    )
-    if (retryAfter !== undefined) out = HttpServerResponse.setHeader(out, "retry-after", String(retryAfter))
-    return Effect.succeed(out)
-  })
+  HttpEffect.appendPreResponseHandler(headersHandler(policy, remaining, resetSeconds, retryAfter))
 
 /** The in-memory counters of one instance, used while the shared store is unreachable. */
 export const makeFallbackLimiter: Effect.Effect<RateLimiter.RateLimiter> = RateLimiter.make.pipe(
@@ -56,13 +64,22 @@ const consume = (limiter: RateLimiter.RateLimiter, policy: Policy, key: string) 
   limiter.consume({
     algorithm: "fixed-window",
     onExceeded: "fail",
-    window: Duration.seconds(policy.windowSeconds),
+    window: fixedOf(policy).window,
     limit: policy.limit,
     key: `${policy.name}:${key}`
   })
 
-const admitted = (policy: Policy, r: RateLimiter.ConsumeResult) =>
-  setHeaders(policy, r.remaining, Math.max(0, Math.ceil(Duration.toSeconds(r.resetAfter))))
+const resetSecondsOf = (r: RateLimiter.ConsumeResult) => Math.max(0, Math.ceil(Duration.toSeconds(r.resetAfter)))
+
+const admitted = (policy: Policy, r: RateLimiter.ConsumeResult) => setHeaders(policy, r.remaining, resetSecondsOf(r))
+
+/** The shared store answered: it is up (logs its recovery once), and the request's fields are set, in one step. */
+const storeUp = dependencySucceeded(RATE_LIMIT_STORE)
+const admittedByStore = (policy: Policy, r: RateLimiter.ConsumeResult) =>
+  Effect.withFiber((fiber) => {
+    HttpEffect.appendPreResponseHandlerUnsafe(fiber.context, headersHandler(policy, r.remaining, resetSecondsOf(r)))
+    return storeUp
+  })
 
 const refused = (policy: Policy, reason: RateLimiter.RateLimitExceeded) => {
   const retryAfter = Math.max(1, Math.ceil(Duration.toSeconds(reason.retryAfter)))
@@ -97,11 +114,11 @@ export const countRequest = (
 ): Effect.Effect<void, TooManyRequests, HttpServerRequest.HttpServerRequest> =>
   consume(limiter, policy, key).pipe(
     Effect.matchEffect({
-      onSuccess: (r) => Effect.andThen(dependencySucceeded(RATE_LIMIT_STORE), admitted(policy, r)),
+      onSuccess: (r) => admittedByStore(policy, r),
       onFailure: (error) => {
         const reason = error.reason
         if (reason._tag === "RateLimitExceeded") {
-          return Effect.andThen(dependencySucceeded(RATE_LIMIT_STORE), refused(policy, reason))
+          return Effect.andThen(storeUp, refused(policy, reason))
         }
         return dependencyFailed(RATE_LIMIT_STORE, { store: "rate limits", policy: policy.name, reason: reason._tag, detail: reason.message }).pipe(
           Effect.andThen(countAlone(fallback, policy, key))

@@ -4,7 +4,7 @@
  * platform refused it (401), once per family even under concurrency and across instances: single
  * flight here, a claim in storage that the other instances wait out, compare-and-set on the result.
  */
-import { Deferred, Effect, Exit, Redacted } from "effect"
+import { Clock, Deferred, Effect, Exit, Redacted } from "effect"
 import { ServiceUnavailable, Unauthorized } from "../domain/Errors.ts"
 import type { Principal } from "../domain/Principal.ts"
 import type { PlatformTokenError } from "./Auth.ts"
@@ -54,7 +54,7 @@ export const makePlatformToken = (families: Families) =>
     }
     const unreadable = Effect.fail(unauthorized("The stored chat-platform credentials cannot be read; sign in again."))
 
-    const due = (tokens: PlatformTokensEnc, at: Date) => tokens.expiresAt.getTime() - at.getTime() <= PLATFORM_SKEW_MS
+    const due = (tokens: PlatformTokensEnc, atMs: number) => tokens.expiresAt.getTime() - atMs <= PLATFORM_SKEW_MS
 
     /** Calls the platform under this instance's claim; the new access token. */
     const refreshClaimed = (familyId: string, current: PlatformTokensEnc, until: Date) =>
@@ -100,7 +100,7 @@ export const makePlatformToken = (families: Families) =>
           const current = yield* store.platformTokens(familyId, { fresh: true })
           if (current === undefined) return yield* revoked()
           const at = yield* now
-          const usable = rejectedEnc === undefined ? !due(current, at) : current.accessEnc !== rejectedEnc
+          const usable = rejectedEnc === undefined ? !due(current, at.getTime()) : current.accessEnc !== rejectedEnc
           if (usable) return yield* decryptAccess(familyId, current.accessEnc)
           const until = new Date(at.getTime() + CLAIM_MS)
           if (yield* store.claimPlatformRefresh(familyId, current.accessEnc, until)) {
@@ -130,13 +130,17 @@ export const makePlatformToken = (families: Families) =>
         )
       })
 
+    // One step, no Effect.gen: on S1's path for every cached read (a kept ciphertext, decrypted once).
     const platformToken = (principal: Principal): Effect.Effect<Token, PlatformTokenError> =>
-      Effect.gen(function*() {
-        const current = yield* store.platformTokens(principal.familyId)
-        if (current === undefined) return yield* revoked()
-        if (!due(current, yield* now)) return yield* decryptAccess(principal.familyId, current.accessEnc)
-        return yield* singleFlight(principal.familyId, undefined)
-      })
+      Effect.flatMap(store.platformTokens(principal.familyId), (current) =>
+        current === undefined
+          ? Effect.fail(revoked())
+          : Effect.withFiber((fiber) => {
+            const at = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
+            return due(current, at)
+              ? singleFlight(principal.familyId, undefined)
+              : decryptAccess(principal.familyId, current.accessEnc)
+          }))
 
     /** After the platform refused `rejected` (401): the stored token if another request replaced it already, else one refresh. */
     const renewPlatformToken = (principal: Principal, rejected: Token): Effect.Effect<Token, PlatformTokenError> =>

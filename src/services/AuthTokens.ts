@@ -4,16 +4,16 @@
  * rotates the pair; revoke ends the family here and, best effort, at the platform (RFC 6749 §4.1.2,
  * RFC 7009, RFC 7636, RFC 9700 §4.2.4 and §4.14.2).
  */
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import { Unauthorized } from "../domain/Errors.ts"
 import { parseToken } from "../domain/AccessToken.ts"
-import type { TokenResponse } from "../domain/Token.ts"
+import type { TokenCheck, TokenResponse } from "../domain/Token.ts"
 import type { Auth } from "./Auth.ts"
 import type { Families } from "./AuthFamily.ts"
 import { AuthSettings } from "./AuthSettings.ts"
 import { verifierMatches } from "./Pkce.ts"
 import { newToken, now, TokenStore } from "./TokenStore.ts"
-import type { NewToken } from "./TokenStore.ts"
+import type { NewToken, TokenInfo } from "./TokenStore.ts"
 
 type Shape = Auth["Service"]
 
@@ -71,24 +71,38 @@ export const makeTokenLifecycle = (families: Families) =>
         return tokenResponse(pair, "Signed in.")
       })
 
-    const check: Shape["check"] = (authorization) =>
-      Effect.gen(function*() {
-        const token = parseToken(authorization)
-        if (token === undefined) return yield* unauthorized("The access token (Authorization header) is required.")
-        const info = yield* store.checkAccess(token)
-        if (info === undefined) return yield* unauthorized("The access token is unknown or revoked.")
-        const at = yield* now
-        const left = info.expired ? 0 : Math.max(0, Math.floor((info.expiresAt.getTime() - at.getTime()) / 1000))
-        return {
-          token_type: "Bearer" as const,
-          expires_in: left,
-          scope: "all",
-          is_valid: !info.expired,
-          issued_at: info.issuedAt.toISOString(),
-          expiration_date: info.expiresAt.toISOString(),
-          message: info.expired ? "The access token has expired; refresh it." : "The access token is valid."
-        }
+    // A check's answer is decided by the stored times and the whole seconds left: kept per TokenInfo
+    // object (the cached store hands out one per kept check: layers/cache/TokenStoreCached.ts) for
+    // as long as the seconds left stay the same, so a repeated check builds no new answer and the
+    // handler can keep its encoding by it (handlers/Auth.ts). A revocation or rotation ends the
+    // entry, and with it the object: the next check reads the store and answers anew.
+    const checkAnswers = new WeakMap<TokenInfo, { readonly left: number; readonly answer: TokenCheck }>()
+    const checkAnswer = (info: TokenInfo, at: number): TokenCheck => {
+      const left = info.expired ? 0 : Math.max(0, Math.floor((info.expiresAt.getTime() - at) / 1000))
+      const known = checkAnswers.get(info)
+      if (known !== undefined && known.left === left) return known.answer
+      const answer: TokenCheck = Object.freeze({
+        token_type: "Bearer" as const,
+        expires_in: left,
+        scope: "all",
+        is_valid: !info.expired,
+        issued_at: info.issuedAt.toISOString(),
+        expiration_date: info.expiresAt.toISOString(),
+        message: info.expired ? "The access token has expired; refresh it." : "The access token is valid."
       })
+      checkAnswers.set(info, { left, answer })
+      return answer
+    }
+
+    // No Effect.gen: the hot path (a cached check) is one lookup and one clock read.
+    const check: Shape["check"] = (authorization) => {
+      const token = parseToken(authorization)
+      if (token === undefined) return Effect.fail(unauthorized("The access token (Authorization header) is required."))
+      return Effect.flatMap(store.checkAccess(token), (info) =>
+        info === undefined
+          ? Effect.fail(unauthorized("The access token is unknown or revoked."))
+          : Effect.map(Clock.currentTimeMillis, (at) => checkAnswer(info, at)))
+    }
 
     const refresh: Shape["refresh"] = (header) =>
       Effect.gen(function*() {

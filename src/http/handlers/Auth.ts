@@ -4,9 +4,10 @@
  * carries the temporary token, and `Cache-Control: no-store` on every token answer.
  * Requires Auth and HttpSettings (and, for the group's middleware, AuthRateLimit: http/AuthRateLimit.ts).
  */
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { HttpEffect, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
+import { TokenCheck } from "../../domain/Token.ts"
 import { Auth } from "../../services/Auth.ts"
 import { Api } from "../Api.ts"
 import { HttpSettings } from "../HttpSettings.ts"
@@ -16,6 +17,26 @@ const isLoopback = (host: string) => /^(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/
 const noStore = HttpEffect.appendPreResponseHandler((_req, res) =>
   Effect.succeed(HttpServerResponse.setHeader(HttpServerResponse.setHeader(res, "cache-control", "no-store"), "pragma", "no-cache"))
 )
+
+const encodeCheck = Schema.encodeSync(TokenCheck)
+
+/**
+ * The check's answer, encoded once per answer object: the service hands out the same frozen answer
+ * while the token's kept check and its seconds left stay the same (services/AuthTokens.ts), so a
+ * repeated check skips the schema encoding and `JSON.stringify`. The bytes and headers are those
+ * HttpApiBuilder would build (JSON of the encoded value, 200, `application/json`):
+ * test/perf/HotPathAuthCheck.test.ts pins them.
+ */
+const checkAnswers = new WeakMap<TokenCheck, HttpServerResponse.HttpServerResponse>()
+const checkAnswer = (check: TokenCheck) => {
+  let answer = checkAnswers.get(check)
+  if (answer === undefined) {
+    answer = HttpServerResponse.text(JSON.stringify(encodeCheck(check)), { status: 200, contentType: "application/json" })
+    // Only a frozen answer cannot change under its kept encoding.
+    if (Object.isFrozen(check)) checkAnswers.set(check, answer)
+  }
+  return answer
+}
 
 export const AuthHandlers = HttpApiBuilder.group(
   Api,
@@ -72,7 +93,7 @@ export const AuthHandlers = HttpApiBuilder.group(
         }),
       token: ({ headers }) =>
         Effect.andThen(noStore, auth.exchange({ authorization: headers.authorization, codeVerifier: headers["x-code-verifier"] })),
-      check: ({ headers }) => Effect.andThen(noStore, auth.check(headers.authorization)),
+      check: ({ headers }) => Effect.andThen(noStore, Effect.map(auth.check(headers.authorization), checkAnswer)),
       refresh: ({ headers }) => Effect.andThen(noStore, auth.refresh(headers["x-refresh-token"])),
       revoke: ({ headers }) => Effect.andThen(noStore, auth.revoke(headers.authorization))
     })

@@ -8,9 +8,9 @@
  */
 import { Clock, Effect, Layer } from "effect"
 import type { Principal } from "../../domain/Principal.ts"
-import { lookupCounter } from "../../services/Metrics.ts"
+import { lookupCounter, lookupMetrics } from "../../services/Metrics.ts"
 import { sha256Hex, TokenStore } from "../../services/TokenStore.ts"
-import type { PlatformTokensEnc } from "../../services/TokenStore.ts"
+import type { PlatformTokensEnc, TokenInfo } from "../../services/TokenStore.ts"
 
 interface Entry<A> {
   readonly value: A
@@ -25,10 +25,11 @@ const ACCESS_PREFIX = "bmg_at_"
 const MAX_ENTRIES = 50_000
 
 /**
- * The digests of access tokens that resolved, by the token as presented, each until its cache entry
- * ends: a hot read skips the SHA-256 (~1 µs idle, several on a loaded instance). The raw token is
- * held no longer than the cache already keeps it usable; only resolved tokens are remembered, so
- * guessed tokens never fill it; `forget` drops the tokens of revoked digests at once.
+ * The digests of access tokens that resolved or whose check found them, by the token as presented,
+ * each until its (latest) cache entry ends: a hot read or check skips the SHA-256 (~1 µs idle,
+ * several on a loaded instance; S4 hashed twice, for its rate-limit key and for the check). The raw
+ * token is held no longer than the cache already keeps it; only tokens found in storage are
+ * remembered, so guessed tokens never fill it; `forget` drops the tokens of revoked digests at once.
  */
 export const makeDigestMemo = (hash: (token: string) => string, maxEntries: number) => {
   const digests = new Map<string, { readonly hash: string; readonly until: number }>()
@@ -42,7 +43,10 @@ export const makeDigestMemo = (hash: (token: string) => string, maxEntries: numb
       return hash(token)
     },
     remember: (token: string, digest: string, until: number, now: number) => {
-      if (digests.size >= maxEntries) {
+      const known = digests.get(token)
+      // A token kept by two entries (resolved and checked) is remembered until the later one ends.
+      if (known !== undefined && known.until >= until) return
+      if (known === undefined && digests.size >= maxEntries) {
         for (const [k, d] of digests) if (d.until <= now) digests.delete(k)
         if (digests.size >= maxEntries) digests.clear()
       }
@@ -57,13 +61,34 @@ export const makeDigestMemo = (hash: (token: string) => string, maxEntries: numb
   }
 }
 
+/**
+ * A kept token check: the two answers it can give (live, or expired since), made once, so that a
+ * hit hands out the same object until the entry ends (an answer built from it can be kept by it:
+ * services/AuthTokens.ts). Frozen: nobody can change what another request is handed.
+ */
+interface Checked {
+  readonly familyId: string
+  readonly expiresAt: Date
+  readonly live: TokenInfo
+  readonly expired: TokenInfo
+}
+const checkedOf = (info: TokenInfo): Checked => {
+  const { expiresAt, familyId, issuedAt } = info
+  return {
+    familyId,
+    expiresAt,
+    live: Object.freeze({ familyId, issuedAt, expiresAt, expired: false }),
+    expired: Object.freeze({ familyId, issuedAt, expiresAt, expired: true })
+  }
+}
+
 export const TokenStoreCached = (ttlMs: number): Layer.Layer<TokenStore, never, TokenStore> =>
   Layer.effect(
     TokenStore,
     Effect.gen(function*() {
       const inner = yield* TokenStore
       const access = new Map<string, Entry<Principal>>()
-      const checks = new Map<string, Entry<{ readonly familyId: string; readonly issuedAt: Date; readonly expiresAt: Date }>>()
+      const checks = new Map<string, Entry<Checked>>()
       const platform = new Map<string, Entry<PlatformTokensEnc>>()
       // Lookups started before a family's invalidation must not store what they read.
       let epoch = 0
@@ -76,7 +101,7 @@ export const TokenStoreCached = (ttlMs: number): Layer.Layer<TokenStore, never, 
         if (invalidatedAt.size > MAX_ENTRIES) invalidatedAt.clear()
         const dropped = new Set<string>()
         for (const map of [access, checks] as const) {
-          for (const [k, e] of map) {
+          for (const [k, e] of map as Map<string, Entry<unknown>>) {
             if (e.familyId === familyId) {
               map.delete(k)
               dropped.add(k)
@@ -87,15 +112,23 @@ export const TokenStoreCached = (ttlMs: number): Layer.Layer<TokenStore, never, 
         if (dropped.size > 0) digests.forget(dropped)
         platform.delete(familyId)
       }
-      const put = <A>(map: Map<string, Entry<A>>, key: string, entry: Entry<A>, startedAt: number, now: number) => {
-        if ((invalidatedAt.get(entry.familyId) ?? 0) > startedAt) return
+      /** Stores `entry` unless its family was invalidated since `startedAt`; whether it did. */
+      const put = <A>(map: Map<string, Entry<A>>, key: string, entry: Entry<A>, startedAt: number, now: number): boolean => {
+        if ((invalidatedAt.get(entry.familyId) ?? 0) > startedAt) return false
         if (map.size >= MAX_ENTRIES) {
           for (const [k, e] of map) if (e.until <= now) map.delete(k)
           if (map.size >= MAX_ENTRIES) map.clear()
         }
         map.set(key, entry)
+        return true
       }
       const count = { access: lookupCounter("tokens.access"), check: lookupCounter("tokens.check"), platform: lookupCounter("tokens.platform") }
+      // The same hit series, updated without an Effect on the one-step hit paths.
+      const hits = {
+        access: lookupMetrics("tokens.access").hit,
+        check: lookupMetrics("tokens.check").hit,
+        platform: lookupMetrics("tokens.platform").hit
+      }
       const hit = <A>(map: Map<string, Entry<A>>, key: string, now: number): A | undefined => {
         const e = map.get(key)
         if (e === undefined) return undefined
@@ -103,43 +136,55 @@ export const TokenStoreCached = (ttlMs: number): Layer.Layer<TokenStore, never, 
         map.delete(key)
         return undefined
       }
+      /** A check read from the store, kept (with its digest) unless its family was invalidated meanwhile. */
+      const keepCheck = (token: string, key: string, info: TokenInfo, startedAt: number, now: number) => {
+        const until = now + ttlMs
+        if (put(checks, key, { value: checkedOf(info), familyId: info.familyId, until }, startedAt, now)) {
+          digests.remember(token, key, until, now)
+        }
+      }
 
       return TokenStore.of({
         ...inner,
+        // Hits answer in one step (no Effect per lookup), with the same hit count as a miss's path.
         resolveAccess: (token) =>
-          Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          Effect.withFiber((fiber) => {
+            const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
             const key = digests.digest(token, now)
             const cached = hit(access, key, now)
-            if (cached !== undefined) return Effect.as(count.access(true), cached)
+            if (cached !== undefined) {
+              hits.access.updateUnsafe(1, fiber.context)
+              return Effect.succeed(cached)
+            }
             const startedAt = epoch
             return Effect.map(Effect.andThen(count.access(false), inner.resolveAccess(token)), (p) => {
               if (p !== undefined) {
                 const until = Math.min(now + ttlMs, p.accessExpiresAt.getTime())
-                put(access, key, { value: p, familyId: p.familyId, until }, startedAt, now)
-                if (access.get(key) !== undefined) digests.remember(token, key, until, now)
+                if (put(access, key, { value: p, familyId: p.familyId, until }, startedAt, now)) digests.remember(token, key, until, now)
               }
               return p
             })
           }),
         checkAccess: (token) =>
-          Effect.flatMap(Clock.currentTimeMillis, (now) => {
-            const key = sha256Hex(token)
+          Effect.withFiber((fiber) => {
+            const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
+            const key = digests.digest(token, now)
             const cached = hit(checks, key, now)
             if (cached !== undefined) {
-              return Effect.as(count.check(true), { ...cached, expired: cached.expiresAt.getTime() <= now })
+              hits.check.updateUnsafe(1, fiber.context)
+              return Effect.succeed(cached.expiresAt.getTime() <= now ? cached.expired : cached.live)
             }
             const startedAt = epoch
             return Effect.map(Effect.andThen(count.check(false), inner.checkAccess(token)), (info) => {
-              if (info === undefined) return undefined
-              const value = { familyId: info.familyId, issuedAt: info.issuedAt, expiresAt: info.expiresAt }
-              put(checks, key, { value, familyId: info.familyId, until: now + ttlMs }, startedAt, now)
+              if (info !== undefined) keepCheck(token, key, info, startedAt, now)
               return info
             })
           }),
         familyOf: (token) =>
-          Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          Effect.withFiber((fiber) => {
+            const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
             // A token resolved or checked here moments ago: its family is known (unless it expired since).
-            const key = sha256Hex(token)
+            const key = digests.digest(token, now)
             const resolved = hit(access, key, now)
             if (resolved !== undefined) return Effect.succeed(resolved.familyId)
             const checked = hit(checks, key, now)
@@ -152,15 +197,18 @@ export const TokenStoreCached = (ttlMs: number): Layer.Layer<TokenStore, never, 
             const startedAt = epoch
             return Effect.map(Effect.andThen(count.check(false), inner.checkAccess(token)), (info) => {
               if (info === undefined) return undefined
-              const value = { familyId: info.familyId, issuedAt: info.issuedAt, expiresAt: info.expiresAt }
-              put(checks, key, { value, familyId: info.familyId, until: now + ttlMs }, startedAt, now)
+              keepCheck(token, key, info, startedAt, now)
               return info.expiresAt.getTime() > now ? info.familyId : undefined
             })
           }),
         platformTokens: (familyId, options) =>
-          Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          Effect.withFiber((fiber) => {
+            const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
             const cached = options?.fresh === true ? undefined : hit(platform, familyId, now)
-            if (cached !== undefined) return Effect.as(count.platform(true), cached)
+            if (cached !== undefined) {
+              hits.platform.updateUnsafe(1, fiber.context)
+              return Effect.succeed(cached)
+            }
             const startedAt = epoch
             // A `fresh` read is no lookup of the cache: not counted.
             const read = inner.platformTokens(familyId, options)
@@ -180,8 +228,8 @@ export const TokenStoreCached = (ttlMs: number): Layer.Layer<TokenStore, never, 
             return r
           }),
         revokeByAccess: (token) =>
-          Effect.suspend(() => {
-            const key = sha256Hex(token)
+          Effect.withFiber((fiber) => {
+            const key = digests.digest(token, fiber.getRef(Clock.Clock).currentTimeMillisUnsafe())
             const known = access.get(key)?.familyId ?? checks.get(key)?.familyId
             if (known !== undefined) invalidate(known)
             return Effect.map(inner.revokeByAccess(token), (r) => {
