@@ -275,7 +275,8 @@ export class Forms extends Context.Service<Forms, {
  * `char_limit` [1, 2000], `alias` and `taskboard_mapping` `""` when unset (null, absent or "").
  */
 export const toFormData = (input: FormInput, realBoards: ReadonlyArray<Board> | undefined): FormData => {
-  const flags = Object.fromEntries(FORM_FLAGS.map((f) => [f, input[f] === true])) as Record<FormFlag, boolean>
+  const flags = {} as Record<FormFlag, boolean>
+  for (const f of FORM_FLAGS) flags[f] = input[f] === true
   return {
     ...flags,
     title: input.title,

@@ -16,6 +16,15 @@ const STORAGE = "The forms storage"
 export const FormsRepoSql = Layer.effect(FormsRepo, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const db = sqlFailure(STORAGE)
+  // Each span's options once: `Effect.withSpan(name)` captures a stack trace (a new Error) whenever
+  // it is called, which in a `pipe` is on every request.
+  const spans = {
+    listSince: Effect.withSpan("FormsRepo.listSince"),
+    find: Effect.withSpan("FormsRepo.find"),
+    create: Effect.withSpan("FormsRepo.create"),
+    update: Effect.withSpan("FormsRepo.update"),
+    remove: Effect.withSpan("FormsRepo.remove")
+  }
   // Writes carry the client's form: a string the database refuses is a 400 at its path in it.
   const write = (data: FormData) => sqlFailure(STORAGE, { input: data })
 
@@ -57,7 +66,7 @@ export const FormsRepoSql = Layer.effect(FormsRepo, Effect.gen(function*() {
         }
         return { version, forms }
       }),
-      Effect.withSpan("FormsRepo.listSince")
+      spans.listSince
     )
 
   // A create outside a transaction commits before its flush (migration 0011): the scope's row is
@@ -71,7 +80,7 @@ export const FormsRepoSql = Layer.effect(FormsRepo, Effect.gen(function*() {
     find: (scope, id, audit) =>
       db(sql<FormRow>`SELECT * FROM forms_read(${id}::int8, ${scope.botId}, ${scope.serverId}, ${audited(audit)})`).pipe(
         Effect.map(one),
-        Effect.withSpan("FormsRepo.find")
+        spans.find
       ),
     create: (scope, data, limit, audit) =>
       Effect.flatMap(inTransaction, (joined) =>
@@ -88,15 +97,15 @@ export const FormsRepoSql = Layer.effect(FormsRepo, Effect.gen(function*() {
             ? Effect.fail(new FormsLimitReached({ limit: limit ?? 0 }))
             : Effect.succeed(toStored(rows[0], rows[0].steps))
         ),
-        Effect.withSpan("FormsRepo.create")
+        spans.create
       ),
     update: (scope, id, data, audit) =>
       write(data)(sql<FormRow>`SELECT * FROM forms_update(${id}::int8, ${scope.botId}, ${scope.serverId},
-        ${fields(data)}, ${audited(audit)})`).pipe(Effect.map(one), Effect.withSpan("FormsRepo.update")),
+        ${fields(data)}, ${audited(audit)})`).pipe(Effect.map(one), spans.update),
     remove: (scope, id, audit) =>
       db(sql<FormRow>`SELECT * FROM forms_delete(${id}::int8, ${scope.botId}, ${scope.serverId}, ${audited(audit)})`).pipe(
         Effect.map(one),
-        Effect.withSpan("FormsRepo.remove")
+        spans.remove
       ),
     transaction: (self) => db(sql.withTransaction(self))
   })
@@ -140,7 +149,9 @@ const json = (value: unknown) => JSON.stringify(value)
 
 // Text columns get what the driver would have sent for a string parameter: UTF-8, where a lone
 // surrogate becomes U+FFFD (JSON would escape it, and PostgreSQL would refuse the escape).
-const text = (value: string) => value.replace(/\p{Surrogate}/gu, "\uFFFD")
+// `toWellFormed` (ES2024, Node 20+) is exactly that replacement, without a Unicode regex per string;
+// the compiler's lib is ES2023, hence the cast.
+const text = (value: string) => (value as string & { toWellFormed(): string }).toWellFormed()
 
 /** The steps as `forms_steps_insert` reads them: `step_id` is the 1-based position. */
 const stepsJson = (data: FormData) =>
@@ -155,8 +166,11 @@ const stepsJson = (data: FormData) =>
     taskboard_mapping: text(s.taskboard_mapping)
   })))
 
-const flagsOf = (data: FormData): Record<FormFlag, boolean> =>
-  Object.fromEntries(FORM_FLAGS.map((f) => [f, data[f]])) as Record<FormFlag, boolean>
+const flagsOf = (data: FormData): Record<FormFlag, boolean> => {
+  const out = {} as Record<FormFlag, boolean>
+  for (const f of FORM_FLAGS) out[f] = data[f]
+  return out
+}
 
 const toFlags = (flags: Partial<Record<FormFlag, boolean>>): Record<FormFlag, boolean> => {
   const out = {} as Record<FormFlag, boolean>
