@@ -5,8 +5,8 @@
  *   checks, unknown routes (404), time-outs (408), defects (500 without internals), and any non-JSON
  *   error answer of the framework re-dressed as the envelope.
  */
-import { recordRequest, routeLabel } from "../services/Metrics.ts"
-import { ByteSize, Cause, Effect, Fiber, Layer, LogLevel, Option, Result, SchemaIssue } from "effect"
+import { recordRequestUnsafe, routeLabel } from "../services/Metrics.ts"
+import { ByteSize, Cause, Context, Effect, Fiber, Layer, LogLevel, Option, References, Result, SchemaIssue } from "effect"
 import type { SchemaAST } from "effect"
 import type { Types } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -157,7 +157,8 @@ const isJson = (res: HttpServerResponse.HttpServerResponse) =>
 
 const gatewayPath = (url: string) => url.startsWith("/api/") || url.startsWith("/auth/")
 
-const MAX_BODY_SIZE = ByteSize.bytes(MAX_BODY_BYTES)
+/** The body limit (1 MiB); `serve` (Server.ts) provides this very value to every request. */
+export const MAX_BODY_SIZE = ByteSize.bytes(MAX_BODY_BYTES)
 const timedOut = () => envelope(408, "The request took too long; retry.")
 
 /**
@@ -183,83 +184,118 @@ export const withDeadline = <A, R>(self: Effect.Effect<A, never, R>, ms: number,
     })
   })
 
-/** The global router middleware; applies to every route, including unknown ones. */
+/** The guards of `/api` and `/auth` requests, before the handler: an answer, or undefined to go on. */
+const guard = (
+  request: HttpServerRequest.HttpServerRequest,
+  options: GlobalOptions
+): HttpServerResponse.HttpServerResponse | undefined => {
+  if (!gatewayPath(request.url)) return undefined
+  if (options.maintenance) {
+    return envelope(503, "The gateway is in maintenance; retry later.", { retry_after: 60 })
+  }
+  const headers = request.headers
+  if (!headers["user-agent"]) {
+    return envelope(400, "Every request must carry a User-Agent header that identifies the client.", {
+      path: "User-Agent",
+      in: "headers"
+    })
+  }
+  const method = request.method
+  if (method === "POST" || method === "PATCH" || method === "PUT") {
+    const length = Number(headers["content-length"] ?? "0")
+    if (length > MAX_BODY_BYTES) return envelope(413, defaultMessage[413]!)
+    const type = headers["content-type"]
+    const hasBody = length > 0 || headers["transfer-encoding"] !== undefined
+    if (hasBody && !(type ?? "").toLowerCase().split(";")[0]!.trim().endsWith("json")) {
+      return envelope(415, defaultMessage[415]!)
+    }
+  }
+  return undefined
+}
+
+/**
+ * The answer as it leaves: the envelope for the framework's bare errors, the headers every answer
+ * carries, its metrics and access line. Plain code: it runs on every request (no Effect.gen frames,
+ * the metrics updated in place through the fiber's context instead of two more effects).
+ */
+const finish = (
+  fiber: Fiber.Fiber<unknown, unknown>,
+  options: GlobalOptions,
+  method: string,
+  url: string,
+  requestId: string,
+  started: number,
+  answer: HttpServerResponse.HttpServerResponse
+): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  let response = answer
+  if (response.status >= 400 && !isJson(response)) {
+    response = envelope(response.status, defaultMessage[response.status] ?? reasonPhrase[response.status] ?? "Error")
+  }
+  if (response.status === 401) {
+    response = HttpServerResponse.setHeader(response, "www-authenticate", 'Bearer error="invalid_token"')
+  }
+  if ((response.status === 503 || response.status === 429) && response.headers["retry-after"] === undefined) {
+    const seconds = retryAfterOf(response)
+    if (seconds !== undefined) response = HttpServerResponse.setHeader(response, "retry-after", String(seconds))
+  }
+  if (url.startsWith("/auth/idp/token")) {
+    response = HttpServerResponse.setHeader(HttpServerResponse.setHeader(response, "cache-control", "no-store"), "pragma", "no-cache")
+  }
+  response = HttpServerResponse.setHeader(response, "x-request-id", requestId)
+  const status = response.status
+  // A bounded label, never the raw path (ids and names would make one series per resource).
+  recordRequestUnsafe(fiber.context, method, routeLabel(url, status), status, (performance.now() - started) / 1000)
+  // Below Info (e.g. LOG_LEVEL=Warn) the line is not built at all (LogLevel.isEnabled, read in place).
+  if (!options.accessLog || LogLevel.isGreaterThan(fiber.getRef(References.MinimumLogLevel), "Info")) {
+    return Effect.succeed(response)
+  }
+  // Secrets out of the line (webhook tokens in paths, codes and states in queries): Redact.ts.
+  const q = url.indexOf("?")
+  return Effect.as(
+    Effect.logInfo("request").pipe(
+      Effect.annotateLogs({
+        method,
+        path: redactPath(q < 0 ? url : url.slice(0, q)),
+        ...(q < 0 ? {} : { query: redactQuery(url.slice(q + 1)) }),
+        status,
+        duration_ms: Math.round((performance.now() - started) * 10) / 10,
+        request_id: requestId
+      })
+    ),
+    response
+  )
+}
+
+/**
+ * The global router middleware; applies to every route, including unknown ones.
+ * Written as one `withFiber` step and a `flatMap` rather than `Effect.gen`: it wraps every request,
+ * and the generator's frames and yields were a measurable part of a cached read's CPU.
+ */
 export const GlobalMiddleware = (options: GlobalOptions) =>
-  HttpRouter.middleware((app) =>
-    Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
+  HttpRouter.middleware((app) => {
+    // A body without Content-Length (chunked) is cut off at the limit too: 413, not read further.
+    // `serve` (Server.ts) puts the limit in every request's context once; only where it is missing
+    // (other ways of serving the routes, tests) is it provided here, per request.
+    const bounded = Effect.provideService(app, HttpIncomingMessage.MaxBodySize, MAX_BODY_SIZE)
+    return Effect.withFiber((fiber) => {
+      const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
       const started = performance.now()
       const incoming = request.headers["x-request-id"]
       const requestId = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : randomUUID()
       const url = request.url
       const method = request.method
-
-      const guard = (): HttpServerResponse.HttpServerResponse | undefined => {
-        if (!gatewayPath(url)) return undefined
-        if (options.maintenance) {
-          return envelope(503, "The gateway is in maintenance; retry later.", { retry_after: 60 })
-        }
-        if (!request.headers["user-agent"]) {
-          return envelope(400, "Every request must carry a User-Agent header that identifies the client.", {
-            path: "User-Agent",
-            in: "headers"
-          })
-        }
-        if (method === "POST" || method === "PATCH" || method === "PUT") {
-          const length = Number(request.headers["content-length"] ?? "0")
-          if (length > MAX_BODY_BYTES) return envelope(413, defaultMessage[413]!)
-          const type = request.headers["content-type"]
-          const hasBody = length > 0 || request.headers["transfer-encoding"] !== undefined
-          if (hasBody && !(type ?? "").toLowerCase().split(";")[0]!.trim().endsWith("json")) {
-            return envelope(415, defaultMessage[415]!)
-          }
-        }
-        return undefined
-      }
-
-      const guarded = guard()
-      let response: HttpServerResponse.HttpServerResponse = guarded ?? (yield* app.pipe(
-        // A body without Content-Length (chunked) is cut off at the limit too: 413, not read further.
-        Effect.provideService(HttpIncomingMessage.MaxBodySize, MAX_BODY_SIZE),
-        Effect.catchCause((cause) => fromCause(cause, requestId)),
-        (handled) => withDeadline(handled, options.requestTimeoutMs, timedOut)
-      ))
-
-      if (response.status >= 400 && !isJson(response)) {
-        response = envelope(response.status, defaultMessage[response.status] ?? reasonPhrase[response.status] ?? "Error")
-      }
-      if (response.status === 401) {
-        response = HttpServerResponse.setHeader(response, "www-authenticate", 'Bearer error="invalid_token"')
-      }
-      if ((response.status === 503 || response.status === 429) && response.headers["retry-after"] === undefined) {
-        const seconds = retryAfterOf(response)
-        if (seconds !== undefined) response = HttpServerResponse.setHeader(response, "retry-after", String(seconds))
-      }
-      if (url.startsWith("/auth/idp/token")) {
-        response = HttpServerResponse.setHeader(HttpServerResponse.setHeader(response, "cache-control", "no-store"), "pragma", "no-cache")
-      }
-      response = HttpServerResponse.setHeader(response, "x-request-id", requestId)
-      // A bounded label, never the raw path (ids and names would make one series per resource).
-      yield* recordRequest(method, routeLabel(url, response.status), response.status, (performance.now() - started) / 1000)
-      // Below Info (e.g. LOG_LEVEL=Warn) the line is not built at all.
-      if (options.accessLog && (yield* LogLevel.isEnabled("Info"))) {
-        const status = response.status
-        // Secrets out of the line (webhook tokens in paths, codes and states in queries): Redact.ts.
-        const q = url.indexOf("?")
-        yield* Effect.logInfo("request").pipe(
-          Effect.annotateLogs({
-            method,
-            path: redactPath(q < 0 ? url : url.slice(0, q)),
-            ...(q < 0 ? {} : { query: redactQuery(url.slice(q + 1)) }),
-            status,
-            duration_ms: Math.round((performance.now() - started) * 10) / 10,
-            request_id: requestId
-          })
-        )
-      }
-      return response
-    }) as Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>,
-  { global: true })
+      const guarded = guard(request, options)
+      if (guarded !== undefined) return finish(fiber, options, method, url, requestId, started, guarded)
+      const handled = Effect.catchCause(
+        fiber.getRef(HttpIncomingMessage.MaxBodySize) === MAX_BODY_SIZE ? app : bounded,
+        (cause) => fromCause(cause, requestId)
+      )
+      return Effect.flatMap(
+        withDeadline(handled, options.requestTimeoutMs, timedOut),
+        (response) => finish(fiber, options, method, url, requestId, started, response)
+      )
+    }) as Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
+  }, { global: true })
 
 /** `additionalProperties.retry_after` of an envelope (ServiceUnavailable.of(…, seconds)), for the Retry-After header. */
 const retryAfterOf = (res: HttpServerResponse.HttpServerResponse): number | undefined => {

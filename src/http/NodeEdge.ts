@@ -102,9 +102,14 @@ export const makeEdge = (limits: ServerLimitsShape): Edge => {
   })
   const edge: Edge = { server, inFlight: new Set(), draining: false }
   server.on("clientError", onClientError(limits))
+  // One listener function for every response (`this` is the response): no closure and no `once`
+  // wrapper per request; `close` is emitted once per response anyway.
+  function settled(this: ServerResponse) {
+    edge.inFlight.delete(this)
+  }
   server.on("request", (_req: IncomingMessage, res: ServerResponse) => {
     edge.inFlight.add(res)
-    res.once("close", () => edge.inFlight.delete(res))
+    res.on("close", settled)
     // During the drain no connection is kept for a next request.
     if (edge.draining && !res.headersSent) res.setHeader("connection", "close")
   })

@@ -3,6 +3,7 @@
  * (http/Metrics.ts); defined here so http/ and layers/ both count. Attribute values are bounded: route templates, never raw paths.
  */
 import { Effect, Metric } from "effect"
+import type { Context } from "effect"
 import { boundedMemo } from "./Memo.ts"
 
 const HTTP_REQUESTS = { description: "HTTP requests answered, by method, route template and status", incremental: true } as const
@@ -141,24 +142,34 @@ export const runSamplers: Effect.Effect<void> = Effect.suspend(() =>
 
 /** The series of one method, route label and status, made once (see lookupCounter); labels are bounded. */
 interface RequestSeries {
-  readonly count: Effect.Effect<void>
+  readonly count: Metric.Metric<number, unknown>
   readonly duration: Metric.Metric<number, unknown>
 }
 const requestSeries = new Map<string, RequestSeries>()
 
-/** Records one answered request. */
-export const recordRequest = (method: string, route: string, status: number, seconds: number) => {
+const seriesOf = (method: string, route: string, status: number): RequestSeries => {
   const key = `${method} ${status} ${route}`
   let series = requestSeries.get(key)
   if (series === undefined) {
     if (requestSeries.size >= 10_000) requestSeries.clear()
     series = {
-      count: Metric.update(Metric.counter("http_server_requests_total", { ...HTTP_REQUESTS, attributes: { method, route, status: String(status) } }), 1),
+      count: Metric.counter("http_server_requests_total", { ...HTTP_REQUESTS, attributes: { method, route, status: String(status) } }),
       duration: Metric.histogram("http_server_request_duration_seconds", { ...HTTP_DURATION, attributes: { method, route } })
     }
     requestSeries.set(key, series)
   }
-  return Effect.andThen(series.count, Metric.update(series.duration, seconds))
+  return series
+}
+
+/**
+ * Records one answered request, in place, for the global middleware that already holds its fiber:
+ * the two updates (`Metric.update` is `updateUnsafe` with the fiber's context) without two effects
+ * per request.
+ */
+export const recordRequestUnsafe = (context: Context.Context<never>, method: string, route: string, status: number, seconds: number): void => {
+  const series = seriesOf(method, route, status)
+  series.count.updateUnsafe(1, context)
+  series.duration.updateUnsafe(seconds, context)
 }
 
 /**
