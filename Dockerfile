@@ -43,5 +43,7 @@ STOPSIGNAL SIGTERM
 # Operator commands in a running container: docker compose exec gateway node dist/cli.mjs --help
 # The V8 flags of `npm start` (package.json; scripts/node-flags.mjs): Node 20's young generation, which
 # Node 24 would let grow to 128 MiB, and a heap that grows 50 % past its live size between full
-# collections, not up to 4x (README "Performance").
-CMD ["node", "--max-semi-space-size=16", "--heap-growing-percent=50", "--no-concurrent-recompilation", "dist/main.mjs"]
+# collections, not up to 4x; compiles on the main thread, and fetch's WebAssembly HTTP parser left on
+# V8's baseline compiler, whose background TurboFan tier-up left ~10 MiB in a thread's malloc arena
+# on Node 24 (README "Performance"; bench/README.md, S7).
+CMD ["node", "--max-semi-space-size=16", "--heap-growing-percent=50", "--no-concurrent-recompilation", "--liftoff-only", "dist/main.mjs"]

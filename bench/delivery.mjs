@@ -20,6 +20,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { nodeFlags } from "../scripts/node-flags.mjs"
+import { memoryParts, statusMiB } from "./memory.mjs"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const quick = process.argv.includes("--quick")
@@ -132,46 +133,7 @@ const cpuSeconds = (pid) => {
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
   return (Number(fields[11]) + Number(fields[12])) / 100 // utime, stime (fields 14, 15) in clock ticks (USER_HZ 100)
 }
-/** A field of /proc/<pid>/status in MiB (VmRSS: resident now; VmHWM: its peak; RssAnon: heap and other private memory). */
-const statusMiB = (pid, field) => {
-  try {
-    const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith(`${field}:`))
-    return Math.round(Number(line.split(/\s+/)[1]) / 1024)
-  } catch {
-    return null
-  }
-}
 const rssMiB = (pid) => statusMiB(pid, "VmRSS")
-/**
- * Where a process's resident memory is, from /proc/<pid>/smaps (MiB): `malloc` the C heap ([heap]:
- * glibc's main arena), `arenas` the other threads' malloc arenas, `anon` other private mappings (V8's heap), 
- * `binary` the node executable, `files` other mapped files.
- */
-const memoryParts = (pid) => {
-  try {
-    const parts = { malloc: 0, arenas: 0, anon: 0, binary: 0, files: 0 }
-    const maps = []
-    for (const line of readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n")) {
-      const m = /^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \S+\s*(.*)$/.exec(line)
-      if (m !== null) {
-        const name = m[4]
-        const part = name === "[heap]" ? "malloc" : name === "" || name.startsWith("[") ? "anon" : /\/node$/.test(name) ? "binary" : "files"
-        maps.push({ start: BigInt(`0x${m[1]}`), end: BigInt(`0x${m[2]}`), perm: m[3], part, rss: 0 })
-      } else if (line.startsWith("Rss:") && maps.length > 0) maps.at(-1).rss = Number(line.split(/\s+/)[1])
-    }
-    // Other threads' malloc arenas: glibc reserves each 64 MiB-aligned, 64 MiB, its unused tail PROT_NONE.
-    const ARENA = 64n << 20n
-    maps.forEach((m, i) => {
-      const next = maps[i + 1]
-      const arena = m.part === "anon" && m.start % ARENA === 0n &&
-        (m.end - m.start === ARENA || (next !== undefined && next.perm === "---p" && next.start === m.end && next.end === m.start + ARENA))
-      parts[arena ? "arenas" : m.part] += m.rss
-    })
-    return Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, Math.round(v / 1024)]))
-  } catch {
-    return null
-  }
-}
 
 /** Polls this worker made: upstream_requests_total{platform="rss"} by status, from its /metrics. */
 const pollCounts = async (worker) => {

@@ -4,9 +4,10 @@
 // to stdout and bench/results/latest.json.
 //
 // Env: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres; the bench creates and
-// drops its own database `gateway_bench` there), BENCH_LOG_LEVEL (gateway LOG_LEVEL, default Warn),
+// drops its own database `gateway_bench` there, or BENCH_DB), BENCH_LOG_LEVEL (gateway LOG_LEVEL, default Warn),
 // BENCH_ROUNDS, BENCH_SECONDS, BENCH_WARMUP, BENCH_CONNECTIONS, BENCH_AUDIT_ROWS, BENCH_RATE, BENCH_ONLY,
-// BENCH_MAIN (the gateway's bundle, default dist/main.mjs), BENCH_GATEWAY_NODE_ARGS.
+// BENCH_MAIN (the gateway's bundle, default dist/main.mjs), BENCH_GATEWAY_NODE_ARGS, BENCH_HEAP_SPACES=0 (no V8
+// heap figures in S7's memory split: the gateway then runs without the bench/heap-spaces.mjs preload).
 import { spawn } from "node:child_process"
 import { createHash, randomBytes } from "node:crypto"
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -16,6 +17,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { deliveryLines, runDelivery } from "./delivery-run.mjs"
+import { memoryLine, memorySnapshot } from "./memory.mjs"
 import { buildFloor } from "./floor/build.mjs"
 import { nodeFlags } from "../scripts/node-flags.mjs"
 
@@ -33,7 +35,8 @@ const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? "Warn"
 // without those parts of the chain (bench/floor/server.ts), run next to floor-mw to split its cost.
 const FLOOR_MW_WITHOUT = (process.env.BENCH_FLOOR_MW_WITHOUT ?? "").split(",").filter((p) => p !== "")
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
-const BENCH_DB = "gateway_bench"
+// BENCH_DB: another name, so two runs on one PostgreSQL do not drop each other's database.
+const BENCH_DB = process.env.BENCH_DB ?? "gateway_bench"
 const EXTRA_USERS = 50
 const UA = "gateway-bench/1.0"
 
@@ -173,12 +176,22 @@ const gatewayEnv = (port, databaseUrl, dataDir, key) => ({
   REDIS_URL: ""
 })
 
+// S7's memory split asks the gateway for V8's heap spaces through a preload that answers SIGUSR2
+// (bench/heap-spaces.mjs: a listener, no work until signalled); BENCH_HEAP_SPACES=0 leaves it out.
+const heapFile = process.env.BENCH_HEAP_SPACES === "0" ? undefined : join(workDir, "heap-spaces.json")
 const startGateway = async (env) => {
   const started = performance.now()
   // The flags of `npm start` (scripts/node-flags.mjs), then any of BENCH_GATEWAY_NODE_ARGS (the last of a flag wins).
-  const nodeArgs = [...nodeFlags, ...(process.env.BENCH_GATEWAY_NODE_ARGS ?? "").split(" ").filter((a) => a !== "")]
+  const nodeArgs = [
+    ...nodeFlags,
+    ...(process.env.BENCH_GATEWAY_NODE_ARGS ?? "").split(" ").filter((a) => a !== ""),
+    ...(heapFile === undefined ? [] : ["--import", join(root, "bench/heap-spaces.mjs")])
+  ]
   // BENCH_MAIN: the bundle to run (compare two builds: `BUILD_OUTDIR=.build-test/before node scripts/build.mjs`).
-  const child = spawnProc("gateway", [...nodeArgs, process.env.BENCH_MAIN ?? "dist/main.mjs"], env)
+  const child = spawnProc("gateway", [...nodeArgs, process.env.BENCH_MAIN ?? "dist/main.mjs"], {
+    ...env,
+    ...(heapFile === undefined ? {} : { BENCH_HEAP_SPACES_FILE: heapFile })
+  })
   await waitFor(`http://127.0.0.1:${env.PORT}/readyz`, child, 60_000, 2)
   return { child, startMs: performance.now() - started }
 }
@@ -387,10 +400,12 @@ const main = async () => {
   // S7: start-up to /readyz 200 (the first start also migrates the fresh database).
   const starts = []
   let first
+  let readyMemory
   for (let i = 0; i < STARTS; i++) {
     const g = await startGateway(env)
     starts.push(g.startMs)
-    log(`start-up ${i + 1}: ${g.startMs.toFixed(0)} ms (rss at ready ${rssMiB(g.child.pid)} MiB)`)
+    readyMemory = await memorySnapshot(g.child, heapFile)
+    log(`start-up ${i + 1}: ${g.startMs.toFixed(0)} ms (at ready: ${memoryLine(readyMemory)})`)
     if (i < STARTS - 1) await stop(g.child)
     else first = g
   }
@@ -511,8 +526,13 @@ const main = async () => {
       results[name].push(r)
       log(`round ${round} ${name}: ${r.rps} rps, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, non-2xx ${r.non2xx}, errors ${r.errors}, cpu ${r.cpu_us_per_req ?? "–"} µs/req`)
     }
+    // Between rounds (outside every window): whether the gateway's memory keeps growing with the load.
+    if (round < ROUNDS) log(`gateway memory after round ${round}: ${memoryLine(await memorySnapshot(gateway, heapFile))}`)
   }
-  const rss = rssMiB(gateway.pid)
+  // RSS after all load, and what it is made of (bench/memory.mjs): mappings from /proc/<pid>/smaps, V8's spaces.
+  const memory = await memorySnapshot(gateway, heapFile)
+  const rss = memory.rss ?? rssMiB(gateway.pid)
+  log(`S7 after load: ${memoryLine(memory)}`)
 
   const agg = (name) => {
     const rs = results[name] ?? []
@@ -567,6 +587,9 @@ const main = async () => {
       startup_ms: Math.round(median(starts)),
       startup_all_ms: starts.map((s) => Math.round(s)),
       rss_mib: rss,
+      // MiB: { rss, peak, private, file, parts: smaps by mapping, v8: heap spaces (bench/heap-spaces.mjs) }.
+      memory_after_load_mib: memory,
+      memory_at_ready_mib: readyMemory,
       ratio: null,
       vs: ""
     }
@@ -600,7 +623,10 @@ const main = async () => {
         ? `start-up ${s.startup_ms} ms (${s.startup_all_ms.join(", ")}), RSS after load ${s.rss_mib} MiB`
         : ""
       return `${s.name.padEnd(4)} ${s.what.padEnd(38)} ${fmt(s.rps, 8)} ${fmt(s.p50_ms, 8)} ${fmt(s.p99_ms, 8)} ${fmt(s.ratio === null ? "" : `${s.ratio}× ${s.vs}`, 12)} ${fmt(s.non2xx, 7)} ${cpuCol(s.cpu_us_per_req)}  ${other}`
-    })
+    }),
+    "",
+    `S7 memory at ready (MiB): ${memoryLine(readyMemory)}`,
+    `S7 memory after load (MiB): ${memoryLine(memory)}`
   ]
   process.stdout.write(`\n${lines.join("\n")}\n\n`)
 

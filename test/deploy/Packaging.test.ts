@@ -16,7 +16,7 @@ import { nodeFlags } from "../../scripts/node-flags.mjs"
 
 const ROOT = resolve(import.meta.dirname, "../..")
 const read = (file: string) => readFileSync(join(ROOT, file), "utf8")
-const root = JSON.parse(read("package.json")) as { version: string; engines: { node: string }; scripts: { start: string } }
+const root = JSON.parse(read("package.json")) as { version: string; engines: { node: string }; scripts: { start: string; dev: string } }
 
 // ---------------------------------------------------------------------------------------------
 // What the code reads and what .env.example lists
@@ -167,6 +167,19 @@ describe("Dockerfile", () => {
     // The Node of the image satisfies the engines field.
     const node = /^ARG NODE_VERSION=(\d+)/m.exec(read("Dockerfile"))?.[1]
     assert.isAtLeast(Number(node), Number(/\d+/.exec(root.engines.node)![0]))
+  })
+
+  it("npm run dev has the start flags, and this Node accepts every one of them", () => {
+    // dev = start + source maps: a flag added to one script only would make the two measure differently.
+    const dev = /\bexec node((?: --[\w-]+(?:=\S+)?)*) dist\/main\.mjs\b/.exec(root.scripts.dev)
+    assert.isNotNull(dev, "dev is `... exec node [flags] dist/main.mjs`")
+    assert.deepStrictEqual(dev![1].split(" ").filter((f) => f !== "" && f !== "--enable-source-maps"), [...nodeFlags])
+    // Node exits 9 ("bad option") on a V8 flag its V8 does not have (Node 20 has no --minor-ms, for
+    // one): the suite runs on Node 20 and 24, so a flag of only one of them fails here, not at start.
+    const run = spawnSync(process.execPath, [...nodeFlags, "-e", "process.stdout.write('ok')"], { encoding: "utf8" })
+    assert.strictEqual(run.stderr, "")
+    assert.strictEqual(run.status, 0)
+    assert.strictEqual(run.stdout, "ok")
   })
 
   it("copies only paths that exist and that .dockerignore lets through", () => {
