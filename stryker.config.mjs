@@ -5,6 +5,8 @@
 // The sign-in and token tests (several files share the token service's code).
 const auth = ["Auth", "AuthHttp", "AtRest", "SandboxSignIn", "SignInEdges", "PlatformToken", "PlatformTokenHttp", "RefreshRace", "AuthFamilyMutation", "AuthTokensMutation", "PlatformTokenMutation", "SignInMutation"]
   .map((name) => `test/auth/${name}.test.ts`)
+  // The kept check answers (AuthTokens' memo by answer object) are pinned there.
+  .concat(["test/perf/HotPathAuthCheck.test.ts"])
 
 /**
  * The mutated files and the test files that exercise each one. Adding a file is one line.
