@@ -157,7 +157,7 @@ const isJson = (res: HttpServerResponse.HttpServerResponse) =>
 
 const gatewayPath = (url: string) => url.startsWith("/api/") || url.startsWith("/auth/")
 
-/** The body limit (1 MiB); `serve` (Server.ts) provides this very value to every request. */
+/** The body limit (1 MiB), provided to every request's handler by `GlobalMiddleware`. */
 export const MAX_BODY_SIZE = ByteSize.bytes(MAX_BODY_BYTES)
 const timedOut = () => envelope(408, "The request took too long; retry.")
 
@@ -274,8 +274,6 @@ const finish = (
 export const GlobalMiddleware = (options: GlobalOptions) =>
   HttpRouter.middleware((app) => {
     // A body without Content-Length (chunked) is cut off at the limit too: 413, not read further.
-    // `serve` (Server.ts) puts the limit in every request's context once; only where it is missing
-    // (other ways of serving the routes, tests) is it provided here, per request.
     const bounded = Effect.provideService(app, HttpIncomingMessage.MaxBodySize, MAX_BODY_SIZE)
     return Effect.withFiber((fiber) => {
       const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
@@ -286,10 +284,7 @@ export const GlobalMiddleware = (options: GlobalOptions) =>
       const method = request.method
       const guarded = guard(request, options)
       if (guarded !== undefined) return finish(fiber, options, method, url, requestId, started, guarded)
-      const handled = Effect.catchCause(
-        fiber.getRef(HttpIncomingMessage.MaxBodySize) === MAX_BODY_SIZE ? app : bounded,
-        (cause) => fromCause(cause, requestId)
-      )
+      const handled = Effect.catchCause(bounded, (cause) => fromCause(cause, requestId))
       return Effect.flatMap(
         withDeadline(handled, options.requestTimeoutMs, timedOut),
         (response) => finish(fiber, options, method, url, requestId, started, response)

@@ -1,9 +1,8 @@
 /** Routes (API, OpenAPI, docs, module icons, sandbox) and serving: build the routes, then listen. */
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
-import { HttpIncomingMessage, HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
+import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
 import { MODULES } from "../services/Modules.ts"
-import { MAX_BODY_SIZE } from "./Envelope.ts"
 import { drain, makeEdge, ServerLimits } from "./NodeEdge.ts"
 
 /** /docs: Scalar and the document, served locally, compressed and cacheable (DocsPage.ts). */
@@ -34,10 +33,7 @@ export const serve = <E, R>(routes: Layer.Layer<never, E, R>, options: { readonl
     const limits = yield* ServerLimits
     const edge = makeEdge(limits)
     const served = Layer.unwrap(Effect.map(HttpRouter.toHttpEffect(routes), (app) => HttpServer.serve(app))).pipe(
-      HttpServer.withLogAddress,
-      // The body limit in the context every request starts from (captured when serving begins), so
-      // the global middleware need not provide it per request (Envelope.ts `GlobalMiddleware`).
-      Layer.provide(Layer.succeed(HttpIncomingMessage.MaxBodySize, MAX_BODY_SIZE))
+      HttpServer.withLogAddress
     )
     // Built after the server is serving, so released before it: the drain runs first, bounded by the grace.
     const drained = Layer.effectDiscard(Effect.addFinalizer(() => drain(edge, limits.shutdownGraceMs)))

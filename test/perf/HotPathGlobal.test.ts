@@ -1,8 +1,7 @@
 /**
  * The global middleware and the edge after their per-request CPU was cut (issue #16): the middleware
  * is plain code around the handler instead of an Effect.gen, updates its metrics in place, reads the
- * log level in place, and takes the body limit from the context `serve` gives every request (it
- * provides it itself only where that is missing); NodeEdge tracks in-flight responses with one shared
+ * log level in place, and provides the body limit to the handler; NodeEdge tracks in-flight responses with one shared
  * `close` listener. What must not change, asserted here over real HTTP: a chunked body over 1 MiB is
  * a 413 envelope both ways of serving, the request id, the series counted per request (exact deltas),
  * the access line at Info (and none at Warn), and the drain's in-flight set.
@@ -135,7 +134,7 @@ describe("global middleware and edge, per request", () => {
       assert.isTrue(access.some((l) => l.annotations["status"] === 413))
     })))
 
-  it.live("served another way (no limit in the context): the middleware still cuts a chunked body at 1 MiB; no access line at Warn", () =>
+  it.live("served another way (Effect's HttpRouter.serve): the middleware still cuts a chunked body at 1 MiB; no access line at Warn", () =>
     Effect.scoped(Effect.gen(function*() {
       const lines: Array<Line> = []
       const base = yield* server("router", "Warn", lines)
@@ -147,7 +146,7 @@ describe("global middleware and edge, per request", () => {
       assert.strictEqual(ok.status, 200)
       assert.strictEqual(ok.headers.get("x-request-id"), "warn-level")
       assert.deepStrictEqual(lines, [])
-      // The value `serve` provides is the middleware's own limit (compared by identity there).
+      // The limit the middleware provides: 1 MiB.
       assert.strictEqual(Number(MAX_BODY_SIZE), 1024 * 1024)
     })))
 
