@@ -6,8 +6,9 @@
  *   slot, next poll) and the successor's send. Items: in ONE transaction with the source's row
  *   locked, the seen ids, each feed's deliveries (`pending` with the rendered message) and skips
  *   (with their reasons) chosen by `planPoll` (delivery/Select.ts), the counters, the poll state
- *   and slot, one `feed-post` job per webhook with something to post, and the poll of the source's
- *   next slot: all of it, or (on failure) none and the job is retried. A poll
+ *   and slot, one `feed-post` job per webhook with something to post (sent again after the commit:
+ *   `kickAfterCommit`), and the poll of the source's next slot: all of it, or (on failure) none and the
+ *   job is retried. A poll
  *   that fails counts a failure, shows its feeds `failing`, and polls again after a backoff; after
  *   FEED_FAILED_AFTER_HOURS of failures the feeds are disabled (audited) and polling stops.
  * - `postWebhook`: DeliveryPost.ts.
@@ -69,6 +70,7 @@ const SEEN_DAYS = 90
 const LOG_DAYS = 30
 const MAX_BACKOFF_MS = HOUR_MS
 const REPAIR_BATCH = 500
+const none: ReadonlyArray<string> = []
 
 /** A feed as the rules read it (the worker and the insight routes, #15, call this one). */
 export const toSelect = (feed: DeliveryFeed): SelectFeed => ({
@@ -162,19 +164,39 @@ export class Delivery extends Context.Service<Delivery, {
         return { _tag: "NotModified", nextPollAt: next } as const
       })
 
+    /** A `feed-post` job for the webhook, unless one is waiting to start (stately: it will read what is pending). */
+    const sendPost = (webhookId: string) => engine.send(PostQueue, { webhookId }, { singletonKey: webhookId })
+
+    /**
+     * The post jobs again, once the poll's transaction has committed. The send inside the
+     * transaction (the outbox) is skipped when the webhook's job is waiting to start; that job can
+     * start, find nothing committed yet and finish before this transaction commits, and the new
+     * messages would wait for the repair pass (minutes). Sent after the commit, the job either is
+     * still waiting (it will read them) or is sent anew. A failure here leaves the outbox's job and
+     * the repair pass: logged, not the poll's failure (its transaction is done).
+     */
+    const kickAfterCommit = (webhooks: ReadonlyArray<string>) =>
+      Effect.forEach(webhooks, sendPost, { discard: true }).pipe(
+        Effect.catch((error) => Effect.logWarning("post jobs after a poll could not be sent; the repair pass will", error))
+      )
+
     const answered = (source: DeliverySource, answer: PollResult, at: Date, slot: Date | undefined) =>
+      Effect.flatMap(answeredInTransaction(source, answer, at, slot), ({ outcome, webhooks }) =>
+        webhooks.length === 0 ? Effect.succeed(outcome) : Effect.as(kickAfterCommit(webhooks), outcome))
+
+    const answeredInTransaction = (source: DeliverySource, answer: PollResult, at: Date, slot: Date | undefined) =>
       store.transaction(Effect.gen(function*() {
         const locked = yield* store.lockSource(source.id)
-        if (Option.isNone(locked)) return { _tag: "Gone" } as const
+        if (Option.isNone(locked)) return { outcome: { _tag: "Gone" } as const, webhooks: none }
         const current = locked.value
         // Another run of this job (or a later slot's poll) recorded its answer while this one asked.
-        if (covered(current, slot)) return { _tag: "Covered" } as const
+        if (covered(current, slot)) return { outcome: { _tag: "Covered" } as const, webhooks: none }
         const feeds = yield* deliveringFeeds(current)
         const recovered = feeds.filter((f) => f.state === "failing").map((f) => f.id)
         if (recovered.length > 0) yield* store.setFeedState(recovered, ["failing"], "active", null)
         if (answer._tag === "NotModified") {
           yield* store.pollSucceeded(source.id, { state: answer.state, at, baseline: false, slot: slot ?? null })
-          return { _tag: "NotModified", nextPollAt: yield* scheduling.planNext(current) } as const
+          return { outcome: { _tag: "NotModified", nextPollAt: yield* scheduling.planNext(current) } as const, webhooks: none }
         }
         const seen = yield* store.seenAmong(source.id, answer.items.map((i) => i.id))
         const plan = planPoll({
@@ -187,7 +209,10 @@ export class Delivery extends Context.Service<Delivery, {
         yield* store.markSeen(source.id, plan.seenIds, at)
         yield* store.pollSucceeded(source.id, { state: answer.state, at, baseline: true, slot: slot ?? null })
         if (plan._tag === "Baseline") {
-          return { _tag: "Baseline", items: plan.seenIds.length, nextPollAt: yield* scheduling.planNext(current) } as const
+          return {
+            outcome: { _tag: "Baseline", items: plan.seenIds.length, nextPollAt: yield* scheduling.planNext(current) } as const,
+            webhooks: none
+          }
         }
         const webhookOf = new Map(feeds.map((f) => [f.id, f.webhookId]))
         const rows = plan.feeds.flatMap(({ decisions, feedId }) =>
@@ -205,16 +230,18 @@ export class Delivery extends Context.Service<Delivery, {
         )
         const inserted = yield* store.insertDeliveries(rows)
         const pending = inserted.filter((r) => r.state === "pending")
-        // The outbox: these jobs exist if and only if this transaction commits.
-        for (const webhookId of new Set(pending.map((r) => r.webhookId))) {
-          yield* engine.send(PostQueue, { webhookId }, { singletonKey: webhookId })
-        }
+        // The outbox: these jobs exist if and only if this transaction commits (and again after it: `kickAfterCommit`).
+        const webhooks = [...new Set(pending.map((r) => r.webhookId))]
+        for (const webhookId of webhooks) yield* sendPost(webhookId)
         return {
-          _tag: "Delivered",
-          queued: pending.length,
-          skipped: inserted.length - pending.length,
-          nextPollAt: yield* scheduling.planNext(current)
-        } as const
+          outcome: {
+            _tag: "Delivered",
+            queued: pending.length,
+            skipped: inserted.length - pending.length,
+            nextPollAt: yield* scheduling.planNext(current)
+          } as const,
+          webhooks
+        }
       }))
 
     const pollSource = (sourceId: string, slot?: Date): Effect.Effect<PollOutcome, DeliveryError> =>
@@ -247,7 +274,7 @@ export class Delivery extends Context.Service<Delivery, {
         yield* source.nextPollAt === null ? scheduling.start(source.id) : scheduling.planNext(source)
       }
       const webhooks = yield* store.webhooksWithPending(new Date(now - OVERDUE_MS), REPAIR_BATCH)
-      for (const webhookId of webhooks) yield* engine.send(PostQueue, { webhookId }, { singletonKey: webhookId })
+      for (const webhookId of webhooks) yield* sendPost(webhookId)
       const expired = yield* store.retention({
         seenBefore: new Date(now - SEEN_DAYS * DAY_MS),
         deliveriesBefore: new Date(now - LOG_DAYS * DAY_MS)

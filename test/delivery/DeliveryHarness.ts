@@ -22,6 +22,7 @@ import { SandboxServer } from "../../src/sandbox/Sandbox.ts"
 import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
 import { BOT2_ID, BOT2_TOKEN, CHANNEL_INDEX, channelId } from "../../src/sandbox/Seed.ts"
 import { ChatPlatform } from "../../src/services/ChatPlatform.ts"
+import { JobEngine } from "../../src/services/JobEngine.ts"
 import { Cipher, generateKey, parseKeyring } from "../../src/services/Cipher.ts"
 import type { Item } from "../../src/services/delivery/Item.ts"
 import type { DeliveryOptions } from "../../src/services/delivery/Options.ts"
@@ -128,6 +129,8 @@ export interface ProcessOptions {
   readonly settings?: Partial<DeliverySettingsShape>
   /** Run the jobs (a worker) or only the services (the test drives them). */
   readonly worker?: DeliveryWorkerOptions | false
+  /** The job engine the services see, wrapped (a test steps into a send). */
+  readonly wrapEngine?: (engine: JobEngine["Service"]) => JobEngine["Service"]
 }
 
 /** The Discord client against the suite's sandbox: short time-outs so a hang costs a second. */
@@ -137,8 +140,10 @@ export const platformLayer = Layer.unwrap(Effect.gen(function*() {
 }))
 
 export const processLayer = (o: ProcessOptions) => {
+  const wrapped = <E>(engine: Layer.Layer<JobEngine, E, SqlClient.SqlClient>): Layer.Layer<JobEngine, E, SqlClient.SqlClient> =>
+    o.wrapEngine === undefined ? engine : Layer.effect(JobEngine, Effect.map(JobEngine, o.wrapEngine)).pipe(Layer.provide(engine))
   const services = DeliveryLive.pipe(
-    Layer.provideMerge(JobEnginePgBoss({ schema: o.pgbossSchema, pollingInterval: "0.5 seconds", drainTimeout: "10 seconds" })),
+    Layer.provideMerge(wrapped(JobEnginePgBoss({ schema: o.pgbossSchema, pollingInterval: "0.5 seconds", drainTimeout: "10 seconds" }))),
     Layer.provideMerge(Layer.mergeAll(
       AuditLogSql,
       DeliverySettings.layer({ pollIntervalSeconds: 1, ...o.settings }),
