@@ -274,6 +274,26 @@ describe("three workers and an API on one PostgreSQL", () => {
         Number((await query<{ n: number }>(db.sql, "SELECT count(*)::int AS n FROM feed_sources WHERE baselined_at IS NOT NULL"))[0]!.n)
       await until("every source's first poll", 40_000, async () => (await baselined()) === SOURCES || `${await baselined()} of ${SOURCES}`)
 
+      /** Where the missing messages stand: their delivery rows, their feeds' status, their sources' polls, the jobs. */
+      const diagnose = async (missing: ReadonlyArray<string>) => {
+        const rows = await query<{ key: string; state: string; reason: string | null; attempts: number; status: string | null; polled: string | null }>(
+          db.sql,
+          `SELECT m.key, d.state, d.reason, d.attempts, st.state || coalesce(': ' || st.reason, '') AS status,
+             (SELECT to_char(s.last_poll_at, 'HH24:MI:SS.MS') || ' ' || coalesce(s.last_error, '') || ' seen: ' ||
+                (SELECT string_agg(si.item_id, ',') FROM feed_seen_items si WHERE si.source_id = s.id) FROM feed_sources s
+               WHERE s.module = f.module AND s.identifier = f.feed_identifier) AS polled
+           FROM unnest($1::text[]) AS m(key)
+           LEFT JOIN feeds f ON f.webhook_options->>'custom_header' LIKE '[' || split_part(m.key, ' ', 1) || ']%'
+           LEFT JOIN feed_deliveries d ON d.feed_id = f.id AND d.url = split_part(m.key, ' ', 2)
+           LEFT JOIN feed_status st ON st.feed_id = f.id`,
+          [missing]
+        ).catch((e) => [{ key: `diagnosis failed: ${String(e)}`, state: "", reason: null, attempts: 0, status: null, polled: null }])
+        const jobs = await query<{ name: string; state: string; n: number }>(
+          db.sql,
+          "SELECT name, state, count(*)::int AS n FROM pgboss.job GROUP BY 1, 2 ORDER BY 1, 2"
+        ).catch(() => [])
+        return `missing ${JSON.stringify(rows.slice(0, 5))}; jobs ${jobs.map((j) => `${j.name}/${j.state}=${j.n}`).join(" ")}`
+      }
       const received = async (round: number) => {
         const all = (await inbox(api.url)).map(keyOf)
         return all.filter((k) => k.includes(`/r${round}/`))
@@ -282,8 +302,9 @@ describe("three workers and an API on one PostgreSQL", () => {
       // Round 1, all three workers running.
       const expected1 = await publishRound(api.url, 1, 1)
       await until("round 1 in the inbox", 45_000, async () => {
-        const got = await received(1)
-        return got.length >= expected1.length || `${got.length} of ${expected1.length}`
+        const got = new Set(await received(1))
+        if (got.size >= expected1.length) return true
+        return `${got.size} of ${expected1.length}; ${await diagnose(expected1.filter((k) => !got.has(k)))}`
       })
 
       // Round 2, three items a source (24 messages a webhook: seconds of posting at 5 per 2 s):
