@@ -25,12 +25,23 @@ export interface AuditEntryInput {
   readonly eventString: string
 }
 
+declare const AuditStoreBrand: unique symbol
+
+/**
+ * Names where audit entries are kept, for writers able to add them in their own statements: an
+ * opaque identity (equal tokens, one store) made only by the storage layers
+ * (src/layers/sql/AuditStoreToken.ts: one per SqlClient), never the storage itself.
+ */
+export interface AuditStore {
+  readonly [AuditStoreBrand]: "AuditStore"
+}
+
 export class AuditLog extends Context.Service<AuditLog, {
   /**
    * Where entries are kept, for a writer able to add them in its own statements (AuditLogSql: its
-   * SqlClient; FormsRepo.auditStore). A decorator that changes `append` must not pass it on.
+   * client's token; FormsRepo.auditStore). A decorator that changes `append` must not pass it on.
    */
-  readonly store?: unknown
+  readonly store?: AuditStore
   readonly append: (entry: AuditEntryInput) => Effect.Effect<void, ServiceUnavailable>
   /** Parses and checks the query (400 naming the parameter), then reads one page, newest first. */
   readonly query: (

@@ -90,7 +90,8 @@ export class Forms extends Context.Service<Forms, {
       })
 
     // The repository writes the entry itself, in the statement of the write, when it keeps the
-    // audit log too (SQL on one database): one round trip per request. Else a transaction joins them.
+    // audit log too (equal AuditStore tokens: SQL on one client): one round trip per request. Else
+    // a transaction joins them.
     const fused = repo.auditStore !== undefined && repo.auditStore === audit.store
     const entry = (access: ServerAccess, eventType: EventType): FormAudit => ({ actor: access.actor, eventType })
 

@@ -9,7 +9,7 @@
 import { Context, Schema } from "effect"
 import type { Effect, Option } from "effect"
 import type { EventType } from "../domain/AuditLog.ts"
-import type { Actor } from "./AuditLog.ts"
+import type { Actor, AuditStore } from "./AuditLog.ts"
 import type { BadRequest, ServiceUnavailable } from "../domain/Errors.ts"
 import type { FormSummary, Step, StoredForm } from "../domain/Form.ts"
 
@@ -59,9 +59,10 @@ export class FormsRepo extends Context.Service<FormsRepo, {
   readonly listSince?: (scope: FormScope, known: string | undefined) => Effect.Effect<ListSince, ServiceUnavailable>
   /**
    * The audit log storage this repository can write entries to in the statement of the read or
-   * write they describe (FormsRepoSql: its SqlClient); absent, it cannot (`audit` is ignored).
+   * write they describe (FormsRepoSql: its client's token, the one AuditLogSql on that client has as
+   * `store`); absent, it cannot (`audit` is ignored).
    */
-  readonly auditStore?: unknown
+  readonly auditStore?: AuditStore
   /** With `audit` (see `auditStore`), a found form's read is recorded with it. */
   readonly find: (scope: FormScope, id: number, audit?: FormAudit) => Effect.Effect<Option.Option<StoredForm>, ServiceUnavailable>
   /**

@@ -1,7 +1,8 @@
 /**
  * The AuditLog on SQL. Appends are one INSERT on the ambient SqlClient (so they join the caller's
  * transaction); the triggers of migration 0004 keep `audit_counts` exact in that same transaction.
- * Writers on the same client (FormsRepoSql) add entries in their own statements (`store`).
+ * Writers on the same client (FormsRepoSql) add entries in their own statements (`store`: the
+ * client's token of AuditStoreToken.ts, which they hold too).
  *
  * A page is one statement, `audit_page` of migration 0010 (0012: planned once per connection, one
  * query per level of the walk), which never counts or skips more than AUDIT_DENSE entries, or one
@@ -17,6 +18,7 @@ import { SqlClient } from "effect/sql"
 import type { AuditLogPage, EventType } from "../../domain/AuditLog.ts"
 import { AuditLog } from "../../services/AuditLog.ts"
 import { type ParsedAuditQuery, pageMax, parseAuditQuery, toWire } from "../../services/AuditQuery.ts"
+import { auditStoreToken } from "./AuditStoreToken.ts"
 import { sqlFailure } from "./SqlFailure.ts"
 
 interface Row {
@@ -93,7 +95,7 @@ export const AuditLogSql = Layer.effect(
 
     return AuditLog.of({
       // Writers on this client (FormsRepoSql) add their entries in their own statements.
-      store: sql,
+      store: auditStoreToken(sql),
       append: (entry) =>
         sql`INSERT INTO audit_entries
             (bot_id, server_id, user_id, user_name, user_avatar, module_name, item_identifier, event_type, event_string)

@@ -9,6 +9,7 @@ import { FORM_FLAGS } from "../../domain/Form.ts"
 import type { FormFlag, FormSummary, StoredForm } from "../../domain/Form.ts"
 import { FORM_VERBS, FormsLimitReached, FormsRepo } from "../../services/FormsRepo.ts"
 import type { FormAudit, FormData, FormScope, ListSince } from "../../services/FormsRepo.ts"
+import { auditStoreToken } from "./AuditStoreToken.ts"
 import { sqlFailure } from "./SqlFailure.ts"
 
 const STORAGE = "The forms storage"
@@ -74,7 +75,8 @@ export const FormsRepoSql = Layer.effect(FormsRepo, Effect.gen(function*() {
   const inTransaction = Effect.map(Effect.serviceOption(sql.transactionService), Option.isSome)
 
   return FormsRepo.of({
-    auditStore: sql,
+    // AuditLogSql on this same client holds the same token: the entry then goes in our statement.
+    auditStore: auditStoreToken(sql),
     list: (scope) => Effect.map(listSince(scope, undefined), (r) => r.forms ?? []),
     listSince,
     find: (scope, id, audit) =>
