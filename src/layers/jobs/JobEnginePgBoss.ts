@@ -22,7 +22,7 @@ import {
 } from "../../services/JobEngine.ts"
 import type { JobInfo, JobQueue, WorkOptions } from "../../services/JobEngine.ts"
 import { jobQueueJobs, sampleOnScrape } from "../../services/Metrics.ts"
-import { jobTableUpkeep } from "./JobTableUpkeep.ts"
+import { tableUpkeep, upkeepSchemas } from "./JobTableUpkeep.ts"
 import { makePgBossDb } from "./PgBossDb.ts"
 import {
   defined,
@@ -50,7 +50,7 @@ export interface JobEnginePgBossOptions {
   readonly drainTimeout?: Duration.Input
   /**
    * Upkeep in this process: expiring lost claims, deleting old jobs and, where no autovacuum runs,
-   * VACUUM/ANALYZE of pg-boss's tables (JobTableUpkeep.ts) (default true).
+   * VACUUM/ANALYZE of pg-boss's tables and of the gateway's own (JobTableUpkeep.ts) (default true).
    */
   readonly supervise?: boolean
   /** Cron schedules sent from this process (default true). */
@@ -136,10 +136,12 @@ export const makeJobEngine = (options: JobEnginePgBossOptions = {}) =>
         )
     )
 
-    // Where no autovacuum runs, the supervising engines vacuum and analyze pg-boss's tables
-    // themselves, at the upkeep interval (layers/jobs/JobTableUpkeep.ts: the claim's plan needs it).
+    // Where no autovacuum runs, the supervising engines (ROLE=all and worker) vacuum and analyze
+    // pg-boss's tables and the gateway's own (its connection's current schema) themselves, at the
+    // upkeep interval (layers/jobs/JobTableUpkeep.ts: the claim's and the poll sweep's plans need the
+    // statistics, and on PGlite nothing else ever removes a dead row).
     if (options.supervise ?? true) {
-      yield* jobTableUpkeep(schema, options.superviseInterval ?? "60 seconds").pipe(Effect.provide(engineContext))
+      yield* tableUpkeep(upkeepSchemas(schema), options.superviseInterval ?? "60 seconds").pipe(Effect.provide(engineContext))
     }
 
     // The queues' gauges at each scrape of /metrics: pg-boss's counts, which its monitor refreshes
