@@ -44,6 +44,17 @@ describe("splitStatements", () => {
     assert.strictEqual(planScript("BEGIN; SELECT 1")._tag, "Unsupported")
   })
 
+  it("plans a text once (pg-boss sends the same texts every second), and plans right past the cache's bound", () => {
+    const text = "SELECT 1; SELECT 2"
+    assert.strictEqual(planScript(text), planScript(text), "the same plan, not a second split")
+    // 300 distinct texts: past the bound the cache starts over; every plan is still the text's own.
+    for (let i = 0; i < 300; i++) {
+      assert.deepStrictEqual(planScript(`SELECT ${i}; SELECT ${i + 1}`), { _tag: "Transaction", statements: [`SELECT ${i}`, `SELECT ${i + 1}`] })
+    }
+    assert.deepStrictEqual(planScript(text), { _tag: "Transaction", statements: ["SELECT 1", "SELECT 2"] })
+    assert.deepStrictEqual(planScript("SELECT ';'"), { _tag: "Single", statement: "SELECT ';'" })
+  })
+
   it("splits pg-boss's own schema script into whole statements", () => {
     const plan = planScript(getConstructionPlans("pgboss_split"))
     assert.strictEqual(plan._tag, "Transaction")

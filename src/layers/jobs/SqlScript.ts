@@ -108,7 +108,21 @@ export type ScriptPlan =
   | { readonly _tag: "Transaction"; readonly statements: ReadonlyArray<string> }
   | { readonly _tag: "Unsupported"; readonly reason: string }
 
+// pg-boss sends the same few texts again and again (its polls every second): split each once.
+const plans = new Map<string, ScriptPlan>()
+
 export const planScript = (text: string): ScriptPlan => {
+  // Without a `;` anywhere there is at most one statement: nothing to scan.
+  if (!text.includes(";")) return { _tag: "Single", statement: text }
+  const known = plans.get(text)
+  if (known !== undefined) return known
+  const plan = planScriptOnce(text)
+  if (plans.size >= 256) plans.clear()
+  plans.set(text, plan)
+  return plan
+}
+
+const planScriptOnce = (text: string): ScriptPlan => {
   const statements = splitStatements(text)
   if (statements.length <= 1) return { _tag: "Single", statement: text }
   const inner = isBegin(statements[0]!) && isCommit(statements[statements.length - 1]!)
