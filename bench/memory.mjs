@@ -76,7 +76,42 @@ export const heapSpaces = async (child, file) => {
   return undefined
 }
 
-/** Everything above at one moment: { rss, peak, private, file, parts, v8 }, MiB. */
+/**
+ * The resident part of V8's regular heap pages (MiB): private anonymous read-write mappings of exactly
+ * one V8 page (256 KiB on x64), which is how V8 maps the pages of its spaces, code and large objects
+ * aside. Set against the spaces' own resident size it shows the pages V8 holds outside every space:
+ * on Node 24 (V8 13.6) a page freed by a full GC or a shrinking new space goes to V8's page pool, stays
+ * resident, and is reused only by new space; the pool is emptied only by a memory-reducing GC (the
+ * memory reducer's, which waits until V8 judges the young, old and embedder allocation rates low:
+ * `--trace-memory-reducer --trace-mutator-utilization`; src/layers/runtime/MemoryReducerNudge.ts says
+ * why it never did on Node 24). So a Node 24 RSS right after load holds the heap's peak since the last
+ * such GC. `--trace-gc` prints the pool as `pooled: N MB`. Node 20's V8 unmaps such pages instead.
+ */
+export const heapPagesMiB = (pid) => {
+  try {
+    let kb = 0
+    let page = false
+    for (const line of readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n")) {
+      const m = /^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \S+\s*(.*)$/.exec(line)
+      if (m !== null) page = m[3] === "rw-p" && m[4] === "" && BigInt(`0x${m[2]}`) - BigInt(`0x${m[1]}`) === 256n << 10n
+      else if (page && line.startsWith("Rss:")) kb += Number(line.split(/\s+/)[1])
+    }
+    return Math.round(kb / 1024)
+  } catch {
+    return null
+  }
+}
+
+/** V8's pool (MiB, estimated): its regular pages' resident size less what its spaces hold on such pages. */
+const pooledMiB = (m) => {
+  if (m.heapPages === null || m.heapPages === undefined || m.v8 === undefined) return undefined
+  const onPages = Object.entries(m.v8.spaces)
+    .filter(([name]) => name !== "code" && !name.includes("large_object"))
+    .reduce((sum, [, v]) => sum + v.physical, 0)
+  return Math.max(0, Math.round(m.heapPages - onPages))
+}
+
+/** Everything above at one moment: { rss, peak, private, file, parts, heapPages, v8 }, MiB. */
 export const memorySnapshot = async (child, heapFile) => {
   const pid = child.pid
   // The kernel's figures first: they are the ones reported, whatever answering the signal costs.
@@ -85,7 +120,8 @@ export const memorySnapshot = async (child, heapFile) => {
     peak: statusMiB(pid, "VmHWM"),
     private: statusMiB(pid, "RssAnon"),
     file: statusMiB(pid, "RssFile"),
-    parts: memoryParts(pid)
+    parts: memoryParts(pid),
+    heapPages: heapPagesMiB(pid)
   }
   const v8 = heapFile === undefined ? undefined : await heapSpaces(child, heapFile)
   return { ...kernel, ...(v8 === undefined ? {} : { v8 }) }
@@ -103,7 +139,7 @@ export const memoryLine = (m) => {
   const anonRest = jsHeap === undefined ? undefined : Math.round(p.anon + p.jit - jsHeap)
   out.push(jsHeap === undefined
     ? `anon ${p.anon}, jit ${p.jit}`
-    : `V8 heap ${Math.round(jsHeap)} (of anon+jit ${p.anon + p.jit}; other anon ${anonRest})`)
+    : `V8 heap ${Math.round(jsHeap)} (of anon+jit ${p.anon + p.jit}; other anon ${anonRest}${pooledMiB(m) === undefined ? "" : `, of which V8's page pool ~${pooledMiB(m)}`})`)
   out.push(`malloc ${p.malloc}`, `thread arenas ${p.arenas}`, `node binary ${p.binary}`, `files ${p.files}`)
   if (m.v8 !== undefined) {
     const s = m.v8.spaces

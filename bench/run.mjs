@@ -533,6 +533,12 @@ const main = async () => {
   const memory = await memorySnapshot(gateway, heapFile)
   const rss = memory.rss ?? rssMiB(gateway.pid)
   log(`S7 after load: ${memoryLine(memory)}`)
+  // And once the process has been idle a while: what a long-running gateway holds between bursts
+  // (V8 hands freed heap pages back only at a memory-reducing GC, which waits for a quiet spell).
+  const SETTLE = Number(process.env.BENCH_SETTLE_SECONDS ?? (quick ? 5 : 30))
+  await new Promise((r) => setTimeout(r, SETTLE * 1000))
+  const settled = await memorySnapshot(gateway, heapFile)
+  log(`S7 ${SETTLE} s after load: ${memoryLine(settled)}`)
 
   const agg = (name) => {
     const rs = results[name] ?? []
@@ -590,6 +596,10 @@ const main = async () => {
       // MiB: { rss, peak, private, file, parts: smaps by mapping, v8: heap spaces (bench/heap-spaces.mjs) }.
       memory_after_load_mib: memory,
       memory_at_ready_mib: readyMemory,
+      // The same, BENCH_SETTLE_SECONDS (30; quick 5) after the last window, the gateway idle meanwhile.
+      settle_seconds: SETTLE,
+      rss_settled_mib: settled.rss ?? rssMiB(gateway.pid),
+      memory_settled_mib: settled,
       ratio: null,
       vs: ""
     }
@@ -620,13 +630,14 @@ const main = async () => {
       const other = s.name === "S6"
         ? `upstream calls ${s.upstream_calls} (distinct ${s.distinct_resources}), 429s ${s.upstream_429}`
         : s.name === "S7"
-        ? `start-up ${s.startup_ms} ms (${s.startup_all_ms.join(", ")}), RSS after load ${s.rss_mib} MiB`
+        ? `start-up ${s.startup_ms} ms (${s.startup_all_ms.join(", ")}), RSS after load ${s.rss_mib} MiB, ${s.settle_seconds} s later ${s.rss_settled_mib} MiB`
         : ""
       return `${s.name.padEnd(4)} ${s.what.padEnd(38)} ${fmt(s.rps, 8)} ${fmt(s.p50_ms, 8)} ${fmt(s.p99_ms, 8)} ${fmt(s.ratio === null ? "" : `${s.ratio}× ${s.vs}`, 12)} ${fmt(s.non2xx, 7)} ${cpuCol(s.cpu_us_per_req)}  ${other}`
     }),
     "",
     `S7 memory at ready (MiB): ${memoryLine(readyMemory)}`,
-    `S7 memory after load (MiB): ${memoryLine(memory)}`
+    `S7 memory after load (MiB): ${memoryLine(memory)}`,
+    `S7 memory ${SETTLE} s after load (MiB): ${memoryLine(settled)}`
   ]
   process.stdout.write(`\n${lines.join("\n")}\n\n`)
 
