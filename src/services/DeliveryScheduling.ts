@@ -101,31 +101,36 @@ export class DeliveryScheduling extends Context.Service<DeliveryScheduling, {
      * request after it ran is a new one. Never a slot's id: that job may be done already, and the
      * request would be dropped, leaving next_poll_at in the past with no job behind it.
      */
-    const pollNow = (sourceId: string) =>
+    const pollNowWhen = (sourceId: string, due: (source: DeliverySource, now: number) => boolean) =>
       Effect.gen(function*() {
         const source = yield* store.source(sourceId)
-        if (Option.isNone(source)) return
+        const now = yield* Clock.currentTimeMillis
+        if (Option.isNone(source) || !due(source.value, now)) return
         const key = pollJobId(`${sourceId}:now:${source.value.lastPollAt?.getTime() ?? "never"}`, 0)
         const queued = yield* engine.job(PollQueue, key)
         const pending = Option.match(queued, { onNone: () => true, onSome: (j) => j.state === "created" || j.state === "retry" || j.state === "active" })
+        if (!pending) {
+          // That poll ran since the source was read (another worker's repair pass sent it, say):
+          // read the source again; it may be due no more (else a second poll in the same slot).
+          const fresh = yield* store.source(sourceId)
+          if (Option.isNone(fresh) || !due(fresh.value, now)) return
+        }
         yield* engine.send(PollQueue, { sourceId }, pending ? { id: key } : {})
-        yield* store.setNextPoll(sourceId, new Date(yield* Clock.currentTimeMillis))
+        yield* store.setNextPoll(sourceId, new Date(now))
       }).pipe(Effect.withSpan("DeliveryScheduling.pollNow", { attributes: { source: sourceId } }))
+
+    const pollNow = (sourceId: string) => pollNowWhen(sourceId, () => true)
+
+    /** Never planned, or its planned poll lost (overdue): a first poll (a new feed, the repair pass). */
+    const unplanned = (source: DeliverySource, now: number) =>
+      source.nextPollAt === null || source.nextPollAt.getTime() < now - OVERDUE_MS
 
     const nextPlanned = (source: Pick<DeliverySource, "id" | "module" | "identifier">) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => plannedSlot(source, now))
 
     return DeliveryScheduling.of({
       attach: (module, identifier) => Effect.map(store.upsertSource(module, identifier), (s) => s.id),
-      start: (sourceId) =>
-        Effect.gen(function*() {
-          const source = yield* store.source(sourceId)
-          if (Option.isNone(source)) return
-          const now = yield* Clock.currentTimeMillis
-          const planned = source.value.nextPollAt
-          if (planned !== null && planned.getTime() >= now - OVERDUE_MS) return
-          yield* pollNow(sourceId)
-        }),
+      start: (sourceId) => pollNowWhen(sourceId, unplanned),
       pollNow,
       reenable: (feedId) =>
         Effect.gen(function*() {

@@ -1,0 +1,82 @@
+/**
+ * A first poll asked for twice at once (each worker runs a repair pass at start: delivery.md §6)
+ * is one poll. The poll asked for now is keyed by (source, its last poll); a pass that read the
+ * source before another pass's poll of that key ran, and looks the key up after it finished, used to
+ * send a second poll at once: the source fetched twice in one slot (what the CI run of the
+ * several-workers test caught: two fetches 1 s apart at the start). Now it reads the source again and
+ * finds it planned.
+ */
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
+import { randomBytes } from "node:crypto"
+import { Delivery } from "../../src/services/Delivery.ts"
+import { PollQueue } from "../../src/services/DeliveryQueues.ts"
+import { DeliveryScheduling } from "../../src/services/DeliveryScheduling.ts"
+import { DeliveryStore } from "../../src/services/DeliveryStore.ts"
+import { JobEngine } from "../../src/services/JobEngine.ts"
+import { dbKinds } from "../utils/Db.ts"
+import { dropSchemaAtEnd, insertFeed, newWebhook, platformLayer, processLayer, scriptedPoller, world } from "./DeliveryHarness.ts"
+
+for (const kind of dbKinds) {
+  const pgboss = `pgboss_${randomBytes(5).toString("hex")}`
+  const { layer: poller, script } = scriptedPoller()
+  const base = dropSchemaAtEnd(pgboss).pipe(Layer.provideMerge(world(kind)))
+
+  /** Runs once, at the first look-up of a poll job by id: set by the test. */
+  let onPollLookup: ((id: string) => Effect.Effect<void>) | undefined
+  const engine = processLayer({
+    pgbossSchema: pgboss,
+    poller,
+    // An hour's interval: the successor's slot is far away.
+    settings: { pollIntervalSeconds: 3600 },
+    wrapEngine: (e) =>
+      JobEngine.of({
+        ...e,
+        job: (queue, id) => {
+          const step = onPollLookup
+          if (queue.name !== PollQueue.name || step === undefined) return e.job(queue, id)
+          onPollLookup = undefined
+          return Effect.andThen(step(id), e.job(queue, id))
+        }
+      })
+  })
+
+  describe(`a first poll asked for twice at once, on ${kind}`, () => {
+    layer(Layer.provideMerge(engine, Layer.provideMerge(platformLayer, base)), { excludeTestServices: true, timeout: "120 seconds" })("by hand", (it) => {
+      it.effect("the other pass's poll ran between this pass's read and its look-up: no second poll", () =>
+        Effect.gen(function*() {
+          const delivery = yield* Delivery
+          const scheduling = yield* DeliveryScheduling
+          const sql = yield* SqlClient.SqlClient
+          const jobs = yield* JobEngine
+          const webhook = yield* newWebhook
+          const identifier = `https://race.test/${randomBytes(3).toString("hex")}.xml`
+          script.serve(identifier, [])
+          yield* insertFeed({ identifier, webhook })
+          const sourceId = yield* scheduling.attach("rss", identifier)
+
+          // This pass has read the source (never polled, nothing planned); right then another
+          // worker's pass sends the poll of the same key, and a worker runs it to the end.
+          let keyed = ""
+          onPollLookup = (id) =>
+            Effect.gen(function*() {
+              keyed = id
+              assert.isTrue(Option.isSome(yield* jobs.send(PollQueue, { sourceId }, { id })))
+              assert.strictEqual((yield* delivery.pollSource(sourceId))._tag, "Baseline")
+              yield* sql`UPDATE ${sql(pgboss)}.job SET state = 'completed', completed_on = now() WHERE id = ${id}::uuid`
+            }).pipe(Effect.orDie)
+
+          yield* scheduling.start(sourceId)
+          assert.notStrictEqual(keyed, "", "the interleaving happened")
+          assert.strictEqual(script.polls(identifier), 1)
+          // No poll asked for now besides the one that ran; the chain's successor is planned.
+          const now = yield* sql<{ id: string; state: string }>`SELECT id::text AS id, state FROM ${sql(pgboss)}.job
+            WHERE name = ${PollQueue.name} AND data->>'sourceId' = ${sourceId} AND data->'slot' IS NULL`
+          assert.deepStrictEqual(now.map((j) => [j.id, j.state]), [[keyed, "completed"]])
+          const source = Option.getOrThrow(yield* DeliveryStore.use((s) => s.source(sourceId)))
+          assert.isAbove(source.nextPollAt!.getTime(), Date.now() + 60_000, "the next poll is the chain's, an hour's slot away")
+        }))
+    })
+  })
+}
