@@ -21,6 +21,8 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     testTimeout: 30_000,
+    // One production bundle per run for the files that start it (test/setup/SharedBundle.ts).
+    globalSetup: ["test/setup/BuildOnce.ts"],
     hookTimeout: 60_000,
     // SQL suites share one PostgreSQL database per run; files use their own ids, so they may run in parallel.
     fileParallelism: true,

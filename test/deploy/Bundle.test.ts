@@ -3,16 +3,18 @@
  * non-ASCII character, e.g. in a regular expression literal, which esbuild's ascii charset leaves as
  * written, makes V8 hold that whole file as a two-byte string: twice its size), and what a process
  * loads at start (main.mjs and the chunks it imports statically) leaves out the large modules only ever imported dynamically:
- * Scalar's and Swagger's scripts (the first /docs request loads Scalar's).
+ * Scalar's and Swagger's scripts (the first /docs request loads Scalar's). The bundle checked is the
+ * run's shared one (test/setup/SharedBundle.ts): the same script and options, built once per run.
  */
-import { assert, describe, it } from "@effect/vitest"
-import { execFileSync } from "node:child_process"
+import { assert, beforeAll, describe, it } from "@effect/vitest"
 import { readdirSync, readFileSync } from "node:fs"
-import { join, resolve } from "node:path"
+import { join } from "node:path"
+import { sharedBundle } from "../setup/SharedBundle.ts"
 
-const ROOT = resolve(import.meta.dirname, "../..")
-const OUT = join(ROOT, ".build-test", "bundle")
-const build = () => execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, stdio: "ignore", env: { ...process.env, BUILD_OUTDIR: OUT } })
+let OUT = ""
+beforeAll(async () => {
+  OUT = await sharedBundle()
+}, 300_000)
 const read = (file: string) => readFileSync(join(OUT, file), "utf8")
 const outputs = () => readdirSync(OUT).filter((f) => f.endsWith(".mjs"))
 
@@ -31,7 +33,6 @@ const loadedAtStart = (entry: string) => {
 
 describe("the bundle", () => {
   it("is ASCII in every output (the build refuses to write one that is not)", () => {
-    build()
     const files = outputs()
     assert.include(files, "main.mjs")
     assert.include(files, "cli.mjs")
@@ -39,7 +40,6 @@ describe("the bundle", () => {
   }, 120_000)
 
   it("starts without Scalar's and Swagger's scripts: they are chunks of their own, imported on first use", () => {
-    build()
     const atStart = loadedAtStart("main.mjs")
     assert.isAbove(atStart.size, 1, "main.mjs imports its shared chunks")
     // The first lines of the scripts effect ships (effect/dist/http-api/internal/httpApi{Scalar,Swagger}.js).

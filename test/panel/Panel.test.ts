@@ -3,7 +3,7 @@
  * sandbox mode: sign in (PKCE), bots → servers → modules (unavailable ones explained), a form with
  * steps created, edited (a refused save shown at its field) and deleted, an ended session that signs
  * in again and comes back, sign-out that revokes. Every screen is scanned with axe-core (no serious
- * or critical violation) and photographed into docs/screenshots/. One browser for the file.
+ * or critical violation) and photographed (into docs/screenshots/ with UPDATE_SCREENSHOTS=1). One browser for the file.
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"

@@ -5,7 +5,7 @@
  * RSS feed created with a webhook URL, a test message, a poll now twice (the second refused with the
  * wait), an item published to the sandbox source seen in the feed's delivery log; the preview with
  * reasons; the audit log filtered by module and by time. axe-core on every new screen, screenshots
- * into docs/screenshots/. One browser for the file.
+ * (into docs/screenshots/ with UPDATE_SCREENSHOTS=1). One browser for the file.
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"

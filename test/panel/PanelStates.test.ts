@@ -8,7 +8,8 @@
  *   by a channel picked from the server's list, a game looked up into the games filter;
  * - the audit log past its first page: 23 forms created make two pages of 20; page 2 holds the three
  *   oldest, in order, and "Previous page" goes back to the twenty newest.
- * axe-core on the screens that are new here; the list with both states into docs/screenshots/feed-states.png.
+ * axe-core on the screens that are new here; the list with both states photographed (feed-states.png, into
+ * docs/screenshots/ with UPDATE_SCREENSHOTS=1).
  * One browser for the file.
  */
 import { assert, layer } from "@effect/vitest"

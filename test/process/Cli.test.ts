@@ -7,26 +7,30 @@
  * - help for every command, argument and flag; mistakes as one line on stderr, never a stack;
  * - `scripts/build.mjs` skips the build when the bundle is current.
  */
-import { afterAll, assert, describe, it, layer } from "@effect/vitest"
+import { afterAll, assert, beforeAll, describe, it, layer } from "@effect/vitest"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Exit, Redacted, Scope } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { execFile, execFileSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
 import { ALICE_ID, BOT2_ID, BOT2_TOKEN, S2_ID } from "../../src/sandbox/Seed.ts"
 import { childProcesses } from "../utils/ChildProcesses.ts"
 import { freePort, signIn, TestApp, testAppConfig } from "../utils/TestApp.ts"
-import { ROOT, sleep } from "./Spawn.ts"
+import { ROOT, sharedBundle, sleep } from "./Spawn.ts"
 
-const OUT = join(ROOT, ".build-test", "cli")
+/** The bundle the operator runs (main.mjs, cli.mjs): the run's shared one. */
+let OUT = ""
+beforeAll(async () => {
+  OUT = await sharedBundle()
+}, 300_000)
 const KEY = "k1:" + Buffer.alloc(32, 7).toString("base64")
 
-/** The bundle the operator runs; a no-op when it is current (that is tested below). */
-const buildOnce = () => execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, env: { ...process.env, BUILD_OUTDIR: OUT } })
+/** `node scripts/build.mjs` into `outDir`; a no-op when that bundle is current (tested below). */
+const buildInto = (outDir: string) => execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, env: { ...process.env, BUILD_OUTDIR: outDir } })
 
 /** An environment without what would change the mode or the database. */
 const cleanEnv = (extra: Record<string, string>): Record<string, string> => {
@@ -72,7 +76,6 @@ layer(TestApp.layer({ capabilities: "memory" }), { excludeTestServices: true, ti
   it.effect("adds, lists and removes a bot; pairs a task board; re-encrypts", () =>
     Effect.gen(function*() {
       const app = yield* TestApp
-      buildOnce()
       const dataDir = mkdtempSync(join(tmpdir(), "gateway-cli-"))
       const env = { DATA_DIR: dataDir, PUBLIC_URL: app.url }
       const cli = (...args: Array<string>) =>
@@ -122,7 +125,6 @@ describe("cli without a database", () => {
   const noDb = { DATABASE_URL: "postgres://gateway:secret@127.0.0.1:1/gateway", DATA_DIR: "/nonexistent" }
 
   it("prints help for every command, with a description of each subcommand, argument and flag", async () => {
-    buildOnce()
     // No database, no shared state: three help runs at a time (each is a process start), checked in order.
     const runs = await inBatches(3, COMMANDS, (path) => runCli(noDb, [...path, "--help"]))
     for (const [i, path] of COMMANDS.entries()) {
@@ -144,25 +146,32 @@ describe("cli without a database", () => {
   }, 120_000)
 
   it("an unreachable database is one line naming DATABASE_URL without its password", async () => {
-    buildOnce()
     const r = await runCli(noDb, ["bots", "list"])
     assertOneLine(r, 1, /^error: cannot use DATABASE_URL \(127\.0\.0\.1:1\/gateway\)/)
     assert.notInclude(r.stderr, "secret")
   }, 60_000)
 
   it("scripts/build.mjs skips the build when the bundle is current, and rebuilds when an input is newer", () => {
-    buildOnce()
-    const cliMtime = () => statSync(join(OUT, "cli.mjs")).mtimeMs
-    const before = cliMtime()
-    const t0 = Date.now()
-    buildOnce()
-    assert.strictEqual(cliMtime(), before, "current: not rebuilt")
-    assert.isBelow(Date.now() - t0, 15_000)
-    // As if every input had changed since the last build started.
-    const record = join(OUT, ".build-inputs.json")
-    writeFileSync(record, JSON.stringify({ ...JSON.parse(readFileSync(record, "utf8")), startedAt: 0 }))
-    buildOnce()
-    assert.isAbove(cliMtime(), before, "an input is newer: rebuilt")
+    // A copy of the shared bundle (its record of inputs included), in the tree so that its imports
+    // resolve; the shared one is never rebuilt under the processes that run it.
+    const out = mkdtempSync(join(ROOT, ".build-test", "cli-"))
+    try {
+      cpSync(OUT, out, { recursive: true })
+      buildInto(out) // current unless a source changed since the shared build started
+      const cliMtime = () => statSync(join(out, "cli.mjs")).mtimeMs
+      const before = cliMtime()
+      const t0 = Date.now()
+      buildInto(out)
+      assert.strictEqual(cliMtime(), before, "current: not rebuilt")
+      assert.isBelow(Date.now() - t0, 15_000)
+      // As if every input had changed since the last build started.
+      const record = join(out, ".build-inputs.json")
+      writeFileSync(record, JSON.stringify({ ...JSON.parse(readFileSync(record, "utf8")), startedAt: 0 }))
+      buildInto(out)
+      assert.isAbove(cliMtime(), before, "an input is newer: rebuilt")
+    } finally {
+      rmSync(out, { recursive: true, force: true })
+    }
   }, 180_000)
 })
 
@@ -200,7 +209,6 @@ describe("a running server and the CLI on one database", () => {
     console.warn("TEST_DATABASE_URL is not set: the server-and-CLI test is skipped (test/sql/RegistryChanges.test.ts covers the registry's TTL on PGlite)")
   }
   it.skipIf(TEST_DATABASE_URL === "")("the server stops serving a bot the CLI removed, and serves it again once re-added, within seconds", async () => {
-    buildOnce()
     const db = await sharedDatabase(TEST_DATABASE_URL)
     processes.onCleanUp(db.close)
     const dataDir = processes.tempDir("gateway-cli-server-")

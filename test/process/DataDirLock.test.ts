@@ -12,9 +12,9 @@ import { join } from "node:path"
 import { promisify } from "node:util"
 import { freePort } from "../../src/layers/sql/Embedded.ts"
 import { childProcesses } from "../utils/ChildProcesses.ts"
-import { buildBundleInto, ROOT, sleep } from "./Spawn.ts"
+import { ROOT, sharedBundle, sleep } from "./Spawn.ts"
 
-const OUT = join(ROOT, ".build-test", "lock")
+let OUT = ""
 const KEY = "k1:" + Buffer.alloc(32, 5).toString("base64")
 const UA = { "user-agent": "lock-test" }
 /** Start-up on the embedded database takes seconds alone, much longer on a loaded 2-core machine. */
@@ -58,7 +58,7 @@ afterAll(processes.cleanUp)
 
 describe("DATA_DIR is one process's", () => {
   it("the CLI and a second server are refused while a server runs on it; a killed server's lock is taken over", async () => {
-    buildBundleInto(OUT)
+    OUT = await sharedBundle()
     const dataDir = processes.tempDir("gateway-lock-")
     const first = server(dataDir, await freePort())
     await waitReady(first)

@@ -12,9 +12,9 @@ import { RSS_PATHS } from "../../src/sandbox/sources/Seed.ts"
 import { childProcesses } from "../utils/ChildProcesses.ts"
 import type { Run } from "../utils/ChildProcesses.ts"
 import { freePort } from "../utils/TestApp.ts"
-import { buildBundleInto, ROOT, sleep, waitReady as waitUntilReady, within } from "./Spawn.ts"
+import { ROOT, sharedBundle, sleep, waitReady as waitUntilReady, within } from "./Spawn.ts"
 
-const OUT = join(ROOT, ".build-test", "roles")
+let OUT = ""
 const UA = { "user-agent": "roles-test" }
 const CLIENT_REDIRECT = "http://127.0.0.1/callback"
 /** Start-up on the embedded database takes seconds alone, minutes on a loaded 2-core machine. */
@@ -65,9 +65,9 @@ const rssCalls = async (url: string) => {
   return Object.entries(stats.calls).filter(([route]) => route.includes("/rss/")).reduce((n, [, c]) => n + c, 0)
 }
 
-beforeAll(() => {
-  buildBundleInto(OUT)
-}, 180_000)
+beforeAll(async () => {
+  OUT = await sharedBundle()
+}, 300_000)
 
 afterAll(processes.cleanUp)
 

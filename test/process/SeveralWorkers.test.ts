@@ -35,9 +35,9 @@ import { UNKNOWN_OUTCOME } from "../../src/services/DeliveryPost.ts"
 import { slotOffset } from "../../src/services/DeliveryQueues.ts"
 import { childProcesses } from "../utils/ChildProcesses.ts"
 import type { Exit as ProcessExit } from "../utils/ChildProcesses.ts"
-import { buildBundleInto, ROOT, sleep } from "./Spawn.ts"
+import { ROOT, sharedBundle, sleep } from "./Spawn.ts"
 
-const OUT = join(ROOT, ".build-test", "workers")
+let OUT = ""
 const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? ""
 const KEY = "k1:" + Buffer.alloc(32, 9).toString("base64")
 const UA = { "user-agent": "several-workers-test" }
@@ -221,7 +221,7 @@ describe("three workers and an API on one PostgreSQL", () => {
   it.skipIf(TEST_DATABASE_URL === "")(
     "300 feeds over 60 sources: each source polled once per interval, each item posted once per matching feed, also across a SIGKILL",
     async () => {
-      buildBundleInto(OUT)
+      OUT = await sharedBundle()
       const db = await freshDatabase(TEST_DATABASE_URL)
       const common = {
         DATABASE_URL: db.url,

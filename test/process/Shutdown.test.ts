@@ -10,9 +10,9 @@ import { ALICE_ID } from "../../src/sandbox/Seed.ts"
 import { childProcesses } from "../utils/ChildProcesses.ts"
 import type { Run } from "../utils/ChildProcesses.ts"
 import { freePort } from "../utils/TestApp.ts"
-import { buildBundleInto, ROOT, waitReady as waitUntilReady, within } from "./Spawn.ts"
+import { ROOT, sharedBundle, waitReady as waitUntilReady, within } from "./Spawn.ts"
 
-const OUT = join(ROOT, ".build-test", "shutdown")
+let OUT = ""
 const UA = { "user-agent": "shutdown-test" }
 
 const processes = childProcesses()
@@ -31,9 +31,9 @@ const waitReady = (url: string, server: Run, timeoutMs: number) => waitUntilRead
 const lines = (stdout: string) =>
   stdout.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { message: unknown; level: string; annotations: Record<string, unknown> })
 
-beforeAll(() => {
-  buildBundleInto(OUT)
-}, 180_000)
+beforeAll(async () => {
+  OUT = await sharedBundle()
+}, 300_000)
 
 afterAll(processes.cleanUp)
 

@@ -1,6 +1,6 @@
 /** Starting the bundled gateway (`node dist/main.mjs`) as a child process with a clean environment (as Process.test.ts does). */
 import { execFileSync } from "node:child_process"
-import { resolve } from "node:path"
+import { join, resolve } from "node:path"
 import { childProcesses } from "../utils/ChildProcesses.ts"
 import type { Run } from "../utils/ChildProcesses.ts"
 
@@ -24,12 +24,12 @@ export const cleanEnv = (extra: Record<string, string>) => {
 
 export const buildBundle = () => execFileSync("node", ["scripts/build.mjs"], { cwd: ROOT, stdio: "ignore" })
 
-/** The bundle built into a folder of the test's own (`main.mjs`, `cli.mjs`), so files do not rebuild one another's. */
-export const buildBundleInto = (outDir: string) =>
-  execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, stdio: "ignore", env: { ...process.env, BUILD_OUTDIR: outDir } })
+/** The bundle (`main.mjs`, `cli.mjs`) built once per run, in a folder no other run rebuilds; its path. */
+export { sharedBundle } from "../setup/SharedBundle.ts"
 
-export const runBundle = (extraEnv: Record<string, string>): Run =>
-  processes.spawn("node", ["dist/main.mjs"], { cwd: ROOT, env: cleanEnv(extraEnv) })
+/** `node <bundleDir>/main.mjs`: dist/ (built by `buildBundle`) unless given another, e.g. `await sharedBundle()`. */
+export const runBundle = (extraEnv: Record<string, string>, bundleDir = "dist"): Run =>
+  processes.spawn("node", [join(bundleDir, "main.mjs")], { cwd: ROOT, env: cleanEnv(extraEnv) })
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
