@@ -18,6 +18,7 @@ import { PostQueue } from "../../src/services/DeliveryQueues.ts"
 import { DeliveryScheduling } from "../../src/services/DeliveryScheduling.ts"
 import { JobEngine } from "../../src/services/JobEngine.ts"
 import { deliveriesOf, dropSchemaAtEnd, inbox, insertFeed, newWebhook, platformLayer, processLayer, scriptedPoller, TestDatabase, waitUntil, world } from "./DeliveryHarness.ts"
+import { dbKinds } from "../utils/Db.ts"
 import { rss } from "./Items.ts"
 
 const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000)
@@ -25,7 +26,7 @@ const source = `https://outbox.test/${randomBytes(3).toString("hex")}.xml`
 const item = (id: string, age: number) =>
   rss({ id, title: `Item ${id}`, url: `${source}#${id}`, publishedAt: minutesAgo(age), eventAt: minutesAgo(age), feedUrl: source })
 
-describe.skipIf(process.env.TEST_DATABASE_URL === undefined || process.env.TEST_DATABASE_URL === "")("the post job of a poll's messages, on postgres", () => {
+describe.skipIf(!dbKinds.includes("postgres"))("the post job of a poll's messages, on postgres", () => {
   const pgboss = `pgboss_${randomBytes(5).toString("hex")}`
   const { layer: poller, script } = scriptedPoller()
   const base = dropSchemaAtEnd(pgboss).pipe(Layer.provideMerge(world("postgres")))

@@ -1,6 +1,6 @@
 /** Starting the bundled gateway (`node dist/main.mjs`) as a child process with a clean environment (as Process.test.ts does). */
 import { execFileSync } from "node:child_process"
-import { join, resolve } from "node:path"
+import { resolve } from "node:path"
 import { childProcesses } from "../utils/ChildProcesses.ts"
 import type { Run } from "../utils/ChildProcesses.ts"
 
@@ -27,9 +27,9 @@ export const buildBundle = () => execFileSync("node", ["scripts/build.mjs"], { c
 /** The bundle (`main.mjs`, `cli.mjs`) built once per run, in a folder no other run rebuilds; its path. */
 export { sharedBundle } from "../setup/SharedBundle.ts"
 
-/** `node <bundleDir>/main.mjs`: dist/ (built by `buildBundle`) unless given another, e.g. `await sharedBundle()`. */
-export const runBundle = (extraEnv: Record<string, string>, bundleDir = "dist"): Run =>
-  processes.spawn("node", [join(bundleDir, "main.mjs")], { cwd: ROOT, env: cleanEnv(extraEnv) })
+/** `node dist/main.mjs` (built by `buildBundle`), as `npm start` runs it. */
+export const runBundle = (extraEnv: Record<string, string>): Run =>
+  processes.spawn("node", ["dist/main.mjs"], { cwd: ROOT, env: cleanEnv(extraEnv) })
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
