@@ -1,9 +1,10 @@
 /** Entry point: configuration, keys, logging, then the application layer until SIGTERM/SIGINT. */
 import { NodeRuntime } from "@effect/platform-node"
-import { Effect, Exit, Layer, Logger, References, Result } from "effect"
+import { Duration, Effect, Exit, Layer, Logger, References, Result } from "effect"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { AppLive } from "./layers/App.ts"
+import { JobDrainTimeout } from "./layers/jobs/JobEnginePgBoss.ts"
 import { ConfigInvalid, configInvalid, loadConfig, parseLogLevel } from "./layers/config/AppConfig.ts"
 import { readFeedsEnv } from "./layers/config/FeedsConfigEnv.ts"
 import { readFormsEnv } from "./layers/config/FormsConfigEnv.ts"
@@ -27,7 +28,8 @@ const sandboxKeyring = (config: AppConfigShape) =>
 
 /**
  * SHUTDOWN_GRACE_MS (default 10000): after SIGTERM/SIGINT, how long in-flight requests may finish
- * before they are cut (http/NodeEdge.ts drains; the process then exits 0).
+ * before they are cut (http/NodeEdge.ts drains), and the job workers' jobs in hand before they are
+ * failed, to be retried (layers/jobs/JobEnginePgBoss.ts); the process then exits 0.
  */
 const loadShutdownGrace = Effect.suspend(() => {
   const raw = process.env.SHUTDOWN_GRACE_MS
@@ -39,8 +41,10 @@ const loadShutdownGrace = Effect.suspend(() => {
 })
 
 /**
- * A last resort after a signal: the drain is bounded by the grace, but another finalizer (a
- * database pool, the job engine) could still hang; the process ends 5 s after the grace anyway.
+ * A last resort after a signal: both drains (requests, jobs in hand) are bounded by the grace and
+ * the rest takes milliseconds, but another finalizer (a database pool, the job engine) could still
+ * hang; the process ends 5 s after the grace anyway, skipping what has not run (pg-boss's stop, the
+ * database's close): a line on stderr says so, which the shutdown tests treat as a failure.
  */
 const exitAfterGrace = (graceMs: number) => {
   const arm = () =>
@@ -86,6 +90,8 @@ const program = Effect.gen(function*() {
   exitAfterGrace(shutdownGraceMs)
   return yield* Layer.launch(AppLive(config, keyring)).pipe(
     Effect.provideService(ServerLimits, { ...defaultServerLimits, shutdownGraceMs }),
+    // The jobs in hand get the same grace as the requests (both drains run at once).
+    Effect.provideService(JobDrainTimeout, Duration.millis(shutdownGraceMs)),
     // An unreachable database, a port taken meanwhile: one line naming the variable, no stack.
     Effect.catch((e: unknown) => {
       const line = describeStartupFailure(e, config)

@@ -4,7 +4,7 @@
  * hang → 408, and a burst that never draws a 429 from the platform.
  */
 import { assert, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Redacted } from "effect"
 import { ALICE_ID, BOB_ID, BOT1_ID, BOT2_ID, CAROL_ID, S1_ID, S2_ID, S3_ID, S4_ID } from "../../src/sandbox/Seed.ts"
 import { CapturedLogs } from "../utils/CapturedLogs.ts"
 import { dbKinds } from "../utils/Db.ts"
@@ -177,3 +177,43 @@ layer(TestApp.layer({ capabilities: "memory", config: { upstreamTimeoutMs: 500 }
       }))
   }
 )
+
+// A request whose client goes away while the handler waits on a hanging upstream: the handler is
+// interrupted at once (not at the 30 s request deadline, nor the upstream time-out), and the request
+// is counted (and, at Info, logged) as 499. Before, the router's uninterruptible middleware kept the request
+// (and a shutdown's drain) waiting for the deadline.
+layer(
+  TestApp.layer({ capabilities: "memory", config: { upstreamTimeoutMs: 60_000, metricsToken: Redacted.make("scrape") } }),
+  { excludeTestServices: true, timeout: 60_000 }
+)("upstream: the client goes away during a hang", (it) => {
+  it.effect("the request ends within seconds, counted as a 499, and the next one is answered", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      const token = yield* tokenOf(ALICE_ID)
+      yield* fault("GET /guilds/{id}/channels", "hang", 1)
+      const path = `/api/v1${serverPath(BOT1_ID, S1_ID)}`
+      const metrics = Effect.promise(() => fetch(`${app.url}/metrics`, { headers: { authorization: "Bearer scrape" } }).then((r) => r.text()))
+      const count = (text: string, status: string) =>
+        Number(new RegExp(`^http_server_requests_total\\{method="GET",route="/api/v1/bots/:id/servers/:id",status="${status}"\\} (\\d+)$`, "m").exec(text)?.[1] ?? 0)
+      const before = yield* metrics
+      const cutBefore = count(before, "499")
+      const timedOutBefore = count(before, "408")
+      const abort = new AbortController()
+      const pending = fetch(app.url + path, { headers: { authorization: `Bearer ${token}`, "user-agent": "upstream-test" }, signal: abort.signal })
+        .then(() => "answered", () => "aborted")
+      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 500)))
+      abort.abort()
+      assert.strictEqual(yield* Effect.promise(() => pending), "aborted")
+      // The access line is below the test app's log level (Warn); the request metric says the same.
+      // (Metrics are per process: other suites' requests of this route are counted in them too.)
+      let text = yield* metrics
+      for (let i = 0; i < 100 && count(text, "499") === cutBefore; i++) {
+        yield* Effect.promise(() => new Promise((r) => setTimeout(r, 100)))
+        text = yield* metrics
+      }
+      assert.strictEqual(count(text, "499"), cutBefore + 1, `not counted as 499 within 10 s of the client going away:\n${text.split("\n").filter((l) => l.startsWith("http_server_requests_total")).join("\n")}`)
+      assert.strictEqual(count(text, "408"), timedOutBefore, "the deadline is not what ended it")
+      const again = yield* get(ALICE_ID, serverPath(BOT1_ID, S1_ID))
+      assert.strictEqual(again.status, 200, JSON.stringify(again.body))
+    }))
+})

@@ -46,7 +46,7 @@ export interface JobEnginePgBossOptions {
   readonly deleteAfter?: Duration.Input
   /** Default for queues: how long a job may wait, queued or between retries (default 14 days). */
   readonly retention?: Duration.Input
-  /** How long closing waits for the jobs in hand before failing them, to be retried (default 30 s). */
+  /** How long closing waits for the jobs in hand before failing them, to be retried (default: JobDrainTimeout). */
   readonly drainTimeout?: Duration.Input
   /**
    * Upkeep in this process: expiring lost claims, deleting old jobs and, where no autovacuum runs,
@@ -60,6 +60,16 @@ export interface JobEnginePgBossOptions {
   /** How often upkeep runs and the queues' counts (the job_queue_jobs gauges) are refreshed (default 60 s; whole seconds). */
   readonly superviseInterval?: Duration.Input
 }
+
+/**
+ * How long closing waits for the jobs in hand when the options do not say (default 30 s). main.ts
+ * sets SHUTDOWN_GRACE_MS: jobs get the grace requests get, and the engine stops (the jobs still
+ * running failed, to be retried at once) before main.ts's last resort ends the process 5 s after
+ * the grace, which would leave them active until they expire and skip the database's close.
+ */
+export const JobDrainTimeout = Context.Reference<Duration.Input>("gateway/JobDrainTimeout", {
+  defaultValue: () => "30 seconds"
+})
 
 const engineError = (reason: JobEngineError["reason"]) => new JobEngineError({ reason })
 const unavailable = (operation: string, message: string) => engineError(new JobEngineUnavailable({ operation, message }))
@@ -103,7 +113,10 @@ export const makeJobEngine = (options: JobEnginePgBossOptions = {}) =>
     const engineContext = Context.add(Context.omit(sql.transactionService)(yield* Effect.context<never>()), SqlClient.SqlClient, sql)
     const schema = options.schema ?? "pgboss"
     const pollingIntervalSeconds = seconds(options.pollingInterval ?? "2 seconds")
-    const drainTimeout = options.drainTimeout ?? "30 seconds"
+    const drainTimeout = options.drainTimeout ?? (yield* JobDrainTimeout)
+    // Set when a worker's drain ran out with jobs still in hand: they had their time, and the stop fails
+    // them at once instead of waiting the timeout a second time.
+    let drainRanOut = false
     const retention = { deleteAfter: options.deleteAfter ?? "2 days", retention: options.retention ?? "14 days" }
 
     const boss = yield* Effect.try({
@@ -131,7 +144,10 @@ export const makeJobEngine = (options: JobEnginePgBossOptions = {}) =>
       call("start", () => boss.start()).pipe(Effect.andThen(Effect.sync(() => (running = true)))),
       () =>
         Effect.sync(() => (running = false)).pipe(
-          Effect.andThen(call("stop", () => boss.stop({ graceful: true, timeout: Duration.toMillis(drainTimeout) }))),
+          // Jobs still running after their worker's drain are failed now (pg-boss retries them).
+          Effect.andThen(call("stop", () =>
+            boss.stop(drainRanOut ? { graceful: false } : { graceful: true, timeout: Duration.toMillis(drainTimeout) })
+          )),
           Effect.catch((error) => Effect.logWarning(`pg-boss did not stop cleanly: ${error.reason.message}`))
         )
     )
@@ -212,7 +228,10 @@ export const makeJobEngine = (options: JobEnginePgBossOptions = {}) =>
           call("offWork", () => boss.offWork(queue.name, { id, wait: true })).pipe(
             Effect.timeoutOrElse({
               duration: drainTimeout,
-              orElse: () => Effect.logWarning(`jobs of ${queue.name} still running after the drain timeout`)
+              orElse: () =>
+                Effect.sync(() => (drainRanOut = true)).pipe(
+                  Effect.andThen(Effect.logWarning(`jobs of ${queue.name} still running after the drain timeout; failed, to be retried`))
+                )
             }),
             Effect.ignore
           )
