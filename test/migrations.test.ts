@@ -9,7 +9,7 @@ import { runMigrations } from "../src/layers/migrations/Migrations.ts"
 import { dbKinds, testDb } from "./utils/Db.ts"
 
 for (const kind of dbKinds) {
-  layer(testDb(kind), { excludeTestServices: true })(`migrations on ${kind}`, (it) => {
+  layer(testDb(kind, { fresh: true }), { excludeTestServices: true })(`migrations on ${kind}`, (it) => {
     it.effect("creates every table, and re-applying is a no-op", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient

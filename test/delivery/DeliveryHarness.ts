@@ -17,7 +17,6 @@ import type { DeliveryWorkerOptions } from "../../src/layers/jobs/DeliveryJobs.t
 import { JobEnginePgBoss } from "../../src/layers/jobs/JobEnginePgBoss.ts"
 import { MigrationsLayer } from "../../src/layers/migrations/Migrations.ts"
 import { AuditLogSql } from "../../src/layers/sql/AuditLogSql.ts"
-import { embeddedPostgres } from "../../src/layers/sql/Embedded.ts"
 import { SandboxServer } from "../../src/sandbox/Sandbox.ts"
 import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
 import { BOT2_ID, BOT2_TOKEN, CHANNEL_INDEX, channelId } from "../../src/sandbox/Seed.ts"
@@ -30,6 +29,7 @@ import type { DeliverySettingsShape } from "../../src/services/DeliverySettings.
 import { DeliverySettings } from "../../src/services/DeliverySettings.ts"
 import type { PollResult, PollState } from "../../src/services/SourcePoller.ts"
 import { PollFailed, SourcePoller } from "../../src/services/SourcePoller.ts"
+import { embeddedFrom } from "../utils/Db.ts"
 import type { DbKind } from "../utils/Db.ts"
 
 // ---------------------------------------------------------------------------------------------
@@ -104,7 +104,8 @@ const postgres = Layer.unwrap(Effect.gen(function*() {
 })).pipe(Layer.provide(Reactivity.layer))
 
 const pglite = Layer.unwrap(Effect.gen(function*() {
-  const url = yield* embeddedPostgres("memory://")
+  // Migrated already (test/utils/PgliteTemplate.ts); the harness's migrations find nothing to do.
+  const url = yield* embeddedFrom("migrated")
   return Layer.effect(TestDatabase, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     return TestDatabase.of({ kind: "pglite", anotherPool: Layer.succeed(SqlClient.SqlClient, sql) })

@@ -1,14 +1,19 @@
 /**
  * Databases for SQL suites: always PGlite (in memory); also PostgreSQL when TEST_DATABASE_URL is set.
  * Each PostgreSQL suite gets its own schema, so files run in parallel against one database.
+ * A PGlite starts from a saved data folder (PgliteTemplate.ts): an empty one, or one with every
+ * migration applied; TEST_PGLITE_TEMPLATE=0 starts every one with its own initdb instead.
  */
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Redacted, References } from "effect"
+import type { Scope } from "effect"
 import { Reactivity } from "effect/reactivity"
 import type { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { embeddedPostgres } from "../../src/layers/sql/Embedded.ts"
 import { MigrationsLayer } from "../../src/layers/migrations/Migrations.ts"
+import { template } from "./PgliteTemplate.ts"
+import type { TemplateKind } from "./PgliteTemplate.ts"
 
 export type DbKind = "pglite" | "postgres"
 
@@ -24,12 +29,33 @@ const postgresSchema = Layer.unwrap(Effect.gen(function*() {
   return PgClient.layer({ url: Redacted.make(url), maxConnections: 5, startupOptions: `-c search_path=${schema}` })
 })).pipe(Layer.provide(Reactivity.layer))
 
-export const rawDb = (kind: DbKind): Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, unknown> =>
-  kind === "postgres"
-    ? postgresSchema
-    : Layer.unwrap(Effect.map(embeddedPostgres("memory://"), (url) => PgClient.layer({ url, maxConnections: 1 })))
+const useTemplates = process.env.TEST_PGLITE_TEMPLATE !== "0"
 
-/** A migrated database of the given kind. */
+/** A PGlite in memory started from the saved folder `from` (its URL, as embeddedPostgres answers). */
+export const embeddedFrom = (from: TemplateKind): Effect.Effect<Redacted.Redacted<string>, Error, Scope.Scope> =>
+  Effect.gen(function*() {
+    if (!useTemplates) return yield* embeddedPostgres("memory://")
+    const loadDataDir = yield* Effect.tryPromise({
+      try: () => template(from),
+      catch: (cause) => new Error(`no PGlite template: ${String(cause)}`)
+    })
+    return yield* embeddedPostgres("memory://", { loadDataDir })
+  })
+
+const pglite = (from: TemplateKind) =>
+  Layer.unwrap(Effect.map(embeddedFrom(from), (url) => PgClient.layer({ url, maxConnections: 1 })))
+
+/** An empty database (nothing created in it) of the given kind. */
+export const rawDb = (kind: DbKind): Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, unknown> =>
+  kind === "postgres" ? postgresSchema : pglite("empty")
+
+/**
+ * A migrated database of the given kind. On PGlite it starts with every migration applied, and
+ * the migrations find nothing to do; `fresh`: an empty one they all run on (tests of the migrations).
+ */
 // Migrations at Warn: the "database migrated" line of every suite would drown the test output.
-export const testDb = (kind: DbKind) =>
-  MigrationsLayer.pipe(Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn")), Layer.provideMerge(rawDb(kind)))
+export const testDb = (kind: DbKind, options: { readonly fresh?: boolean } = {}) =>
+  MigrationsLayer.pipe(
+    Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn")),
+    Layer.provideMerge(kind === "postgres" || options.fresh === true ? rawDb(kind) : pglite("migrated"))
+  )

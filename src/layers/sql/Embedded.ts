@@ -42,14 +42,22 @@ export const freePort = async (): Promise<number> => {
  * A folder is locked for this process first (DataDirLock.ts): PGlite itself takes no lock, and two
  * processes on one folder would corrupt it.
  */
-export const embeddedPostgres = (dataDir: string): Effect.Effect<Redacted.Redacted<string>, Error, Scope.Scope> =>
+export const embeddedPostgres = (
+  dataDir: string,
+  options: { readonly loadDataDir?: Blob } = {}
+): Effect.Effect<Redacted.Redacted<string>, Error, Scope.Scope> =>
   Effect.gen(function*() {
     if (dataDir !== "memory://") yield* lockDataDir(dataDir)
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: async () => {
           if (dataDir !== "memory://") mkdirSync(dataDir, { recursive: true })
-          const db = new PGlite(dataDir === "memory://" ? undefined : `${dataDir}/pglite`)
+          const path = dataDir === "memory://" ? undefined : `${dataDir}/pglite`
+          // loadDataDir: a data folder saved with PGlite's dumpDataDir (tests start from a migrated one).
+          // (PGlite ignores its options argument when the path argument is undefined: one object.)
+          const db = options.loadDataDir === undefined
+            ? new PGlite(path)
+            : new PGlite({ ...(path === undefined ? {} : { dataDir: path }), loadDataDir: options.loadDataDir })
           await db.waitReady
           return db
         },
