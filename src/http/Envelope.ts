@@ -15,7 +15,7 @@ import { randomUUID } from "node:crypto"
 import { BadRequest, reasonPhrase } from "../domain/Errors.ts"
 import type { Problem } from "../domain/Errors.ts"
 import { SchemaErrors } from "./Middleware.ts"
-import { nullCharacterProblems, schemaProblemsBesides } from "./NullCharacter.ts"
+import { mayHoldNulBesidesBody, nullCharacterProblems, schemaProblemsBesides } from "./NullCharacter.ts"
 import { redactPath, redactQuery, redactText } from "../services/Redact.ts"
 
 const MAX_BODY_BYTES = 1024 * 1024
@@ -110,19 +110,28 @@ export const schemaErrorProblems = (error: HttpApiError.HttpApiSchemaError): Arr
  * Request decoding failures → 400 with every problem. U+0000 anywhere in the request is refused here
  * too, before the handler (NullCharacter.ts): it never reaches the database.
  */
-export const SchemaErrorsLive = Layer.succeed(SchemaErrors, (httpEffect, { endpoint }) =>
-  Effect.flatMap(nullCharacterProblems(endpoint), (nul) =>
+export const SchemaErrorsLive = Layer.succeed(SchemaErrors, (httpEffect, { endpoint }) => {
+  // Built once per endpoint (this function runs when the routes are built), run per request.
+  const handled = Effect.catch(httpEffect, (error): Effect.Effect<never, BadRequest | Types.unhandled> =>
+    !HttpApiError.HttpApiSchemaError.is(error)
+      ? Effect.fail(error)
+      : error.kind === "Body" || error.kind === "ResponseHeaders"
+      ? Effect.die(error) // our own answer failed to encode: a bug, logged and answered 500
+      : Effect.fail(BadRequest.many(schemaErrorProblems(error))))
+  const checked = Effect.flatMap(nullCharacterProblems(endpoint), (nul) =>
     nul.length > 0
       ? Effect.flatMap(
         schemaProblemsBesides(endpoint, nul, schemaErrorProblems),
         (others) => Effect.fail(BadRequest.many([...nul, ...others]))
       )
-      : Effect.catch(httpEffect, (error): Effect.Effect<never, BadRequest | Types.unhandled> =>
-        !HttpApiError.HttpApiSchemaError.is(error)
-          ? Effect.fail(error)
-          : error.kind === "Body" || error.kind === "ResponseHeaders"
-          ? Effect.die(error) // our own answer failed to encode: a bug, logged and answered 500
-          : Effect.fail(BadRequest.many(schemaErrorProblems(error))))))
+      : handled)
+  if (endpoint.payload.size > 0) return checked
+  // No body to read: a request with no U+0000 in its URL, cookies or headers (every cached read)
+  // goes straight to the handler; one that may hold one takes the whole check above.
+  return Effect.withFiber((fiber) =>
+    mayHoldNulBesidesBody(Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)) ? checked : handled
+  )
+})
 
 export const envelope = (status: number, message: string, additionalProperties?: Record<string, unknown>) =>
   HttpServerResponse.jsonUnsafe(

@@ -46,6 +46,21 @@ const fromRecord = (record: Readonly<Record<string, string | ReadonlyArray<strin
 
 const isJson = (type: string | undefined) => (type ?? "application/json").toLowerCase().split(";")[0]!.trim().endsWith("json")
 
+/**
+ * Whether `nullCharacterProblems` could find anything in a request whose endpoint has no body: the
+ * same three places (`%00` in the URL or the cookies, U+0000 in a header's name or value), read in
+ * place. False is the usual answer, and then the check needs no effect at all (SchemaErrorsLive).
+ */
+export const mayHoldNulBesidesBody = (request: HttpServerRequest.HttpServerRequest): boolean => {
+  if (request.url.includes("%00")) return true
+  const headers = request.headers
+  if (headers["cookie"]?.includes("%00")) return true
+  for (const name in headers) {
+    if (name.includes(NUL) || hasNul(headers[name] as string | ReadonlyArray<string> | undefined)) return true
+  }
+  return false
+}
+
 /** Every U+0000 of the request, one problem per parameter, cookie, header or body field (empty: none). */
 export const nullCharacterProblems = (endpoint: HttpApiEndpoint.Top) =>
   Effect.gen(function*() {
