@@ -183,9 +183,10 @@ export const routeLabel = (url: string, status: number): string => {
   const q = url.indexOf("?")
   const path = q === -1 ? url : url.slice(0, q)
   if (path.startsWith("/sandbox")) return "/sandbox/*"
-  // The same /api paths (ids only, no secrets) come back request after request: their labels are
-  // kept, in a map bounded like the series (a scan of distinct paths starts it over).
-  return path.startsWith("/api/") ? apiRouteLabel(path) : labelOf(path)
+  // The same /api and /auth paths (ids only, no secrets: the query is cut off above) come back
+  // request after request: their labels are kept, in a map bounded like the series (a scan of
+  // distinct paths starts it over).
+  return path.startsWith("/api/") || path.startsWith("/auth/") ? keptRouteLabel(path) : labelOf(path)
 }
 
 const labelOf = (path: string): string => {
@@ -196,4 +197,4 @@ const labelOf = (path: string): string => {
   }
   return segments.join("/")
 }
-const apiRouteLabel = boundedMemo(10_000, labelOf)
+const keptRouteLabel = boundedMemo(10_000, labelOf)
