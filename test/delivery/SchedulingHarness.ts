@@ -1,0 +1,62 @@
+/**
+ * DeliveryScheduling alone, as an API process builds it (no worker): the SQL store, pg-boss in a
+ * schema of the test's own, a 60 s poll interval and, when given, a PushBackstop whose intervals the
+ * test decides. Clocks pinned to an instant; the poll jobs asked for "now" read back from pg-boss.
+ */
+import { Clock, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { JobEnginePgBoss } from "../../src/layers/jobs/JobEnginePgBoss.ts"
+import { DeliveryStoreSql } from "../../src/layers/sql/DeliveryStoreSql.ts"
+import { Cipher, generateKey, parseKeyring } from "../../src/services/Cipher.ts"
+import { PollQueue } from "../../src/services/DeliveryQueues.ts"
+import { DeliveryScheduling } from "../../src/services/DeliveryScheduling.ts"
+import { DeliverySettings } from "../../src/services/DeliverySettings.ts"
+import { PushBackstop } from "../../src/services/PushBackstop.ts"
+import { testDb } from "../utils/Db.ts"
+import type { DbKind } from "../utils/Db.ts"
+import { dropSchemaAtEnd } from "./DeliveryHarness.ts"
+
+/** A clock stopped at `at` (epoch ms); sleeping is real. */
+export const stoppedAt = (at: number): Clock.Clock => {
+  const real = Clock.Clock.defaultValue()
+  return {
+    ...real,
+    currentTimeMillisUnsafe: () => at,
+    currentTimeMillis: Effect.succeed(at),
+    currentTimeNanosUnsafe: () => BigInt(at) * 1_000_000n,
+    currentTimeNanos: Effect.succeed(BigInt(at) * 1_000_000n)
+  }
+}
+
+/** Runs `self` with the clock stopped at `at`. */
+export const pinnedAt = (at: number) => <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.provideService(self, Clock.Clock, stoppedAt(at))
+
+/** A backstop answering the test's interval for each source (synchronously). */
+export interface BackstopScript {
+  readonly intervalOf: (source: { readonly id: string; readonly module: string }, interval: number) => number
+}
+
+export const schedulingLayer = (kind: DbKind, pgbossSchema: string, backstop?: BackstopScript) => {
+  const push = backstop === undefined
+    ? Layer.empty
+    : Layer.succeed(PushBackstop, PushBackstop.of({ intervalOf: (source, interval) => Effect.sync(() => backstop.intervalOf(source, interval)) }))
+  return DeliveryScheduling.layer.pipe(
+    Layer.provideMerge(DeliveryStoreSql),
+    Layer.provideMerge(Layer.mergeAll(
+      JobEnginePgBoss({ schema: pgbossSchema, pollingInterval: "0.5 seconds", drainTimeout: "10 seconds" }),
+      DeliverySettings.layer({ pollIntervalSeconds: 60 }),
+      Cipher.layer(parseKeyring(generateKey())),
+      push
+    )),
+    Layer.provideMerge(dropSchemaAtEnd(pgbossSchema)),
+    Layer.provideMerge(testDb(kind)),
+    Layer.orDie
+  )
+}
+
+/** The poll jobs asked for now (no slot) of a source, oldest first. */
+export const nowPollJobs = (pgbossSchema: string, sourceId: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ id: string; state: string }>`SELECT id::text AS id, state FROM ${sql(pgbossSchema)}.job
+      WHERE name = ${PollQueue.name} AND data->>'sourceId' = ${sourceId} AND data->'slot' IS NULL
+      ORDER BY created_on, id`)
