@@ -6,7 +6,7 @@
  * them on the same database or run two side by side.
  */
 import { PgClient } from "@effect/sql-pg"
-import { Context, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient } from "effect/sql"
@@ -157,6 +157,21 @@ export const processLayer = (o: ProcessOptions) => {
     : DeliveryWorker({ pollingInterval: "0.5 seconds", ...o.worker }).pipe(Layer.provideMerge(services))
   return Layer.fresh(built)
 }
+
+/** A clock stopped at `at` (epoch ms); sleeping is real. */
+export const stoppedAt = (at: number): Clock.Clock => {
+  const real = Clock.Clock.defaultValue()
+  return {
+    ...real,
+    currentTimeMillisUnsafe: () => at,
+    currentTimeMillis: Effect.succeed(at),
+    currentTimeNanosUnsafe: () => BigInt(at) * 1_000_000n,
+    currentTimeNanos: Effect.succeed(BigInt(at) * 1_000_000n)
+  }
+}
+
+/** Runs `self` with the clock stopped at `at`. */
+export const pinnedAt = (at: number) => <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.provideService(self, Clock.Clock, stoppedAt(at))
 
 /** Drops the suite's pg-boss schema at the end (PGlite's memory goes with the process anyway). */
 export const dropSchemaAtEnd = (schema: string) =>

@@ -12,19 +12,7 @@ import { randomBytes } from "node:crypto"
 import { DeliveryScheduling } from "../../src/services/DeliveryScheduling.ts"
 import { DeliveryStore } from "../../src/services/DeliveryStore.ts"
 import { dbKinds } from "../utils/Db.ts"
-import { dropSchemaAtEnd, insertFeed, newWebhook, platformLayer, processLayer, scriptedPoller, waitUntil, world } from "./DeliveryHarness.ts"
-
-/** A clock stopped at `at` (epoch ms); sleeping is real. */
-const stoppedAt = (at: number): Clock.Clock => {
-  const real = Clock.Clock.defaultValue()
-  return {
-    ...real,
-    currentTimeMillisUnsafe: () => at,
-    currentTimeMillis: Effect.succeed(at),
-    currentTimeNanosUnsafe: () => BigInt(at) * 1_000_000n,
-    currentTimeNanos: Effect.succeed(BigInt(at) * 1_000_000n)
-  }
-}
+import { dropSchemaAtEnd, insertFeed, newWebhook, platformLayer, processLayer, scriptedPoller, stoppedAt, waitUntil, world } from "./DeliveryHarness.ts"
 
 let n = 0
 const newSource = () => `https://now.test/src-${n++}-${randomBytes(3).toString("hex")}.xml`

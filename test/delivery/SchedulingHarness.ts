@@ -1,9 +1,9 @@
 /**
  * DeliveryScheduling alone, as an API process builds it (no worker): the SQL store, pg-boss in a
  * schema of the test's own, a 60 s poll interval and, when given, a PushBackstop whose intervals the
- * test decides. Clocks pinned to an instant; the poll jobs asked for "now" read back from pg-boss.
+ * test decides. Clocks pinned to an instant (DeliveryHarness' `pinnedAt`); the poll jobs asked for "now" read back from pg-boss.
  */
-import { Clock, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { JobEnginePgBoss } from "../../src/layers/jobs/JobEnginePgBoss.ts"
 import { DeliveryStoreSql } from "../../src/layers/sql/DeliveryStoreSql.ts"
@@ -15,21 +15,6 @@ import { PushBackstop } from "../../src/services/PushBackstop.ts"
 import { testDb } from "../utils/Db.ts"
 import type { DbKind } from "../utils/Db.ts"
 import { dropSchemaAtEnd } from "./DeliveryHarness.ts"
-
-/** A clock stopped at `at` (epoch ms); sleeping is real. */
-export const stoppedAt = (at: number): Clock.Clock => {
-  const real = Clock.Clock.defaultValue()
-  return {
-    ...real,
-    currentTimeMillisUnsafe: () => at,
-    currentTimeMillis: Effect.succeed(at),
-    currentTimeNanosUnsafe: () => BigInt(at) * 1_000_000n,
-    currentTimeNanos: Effect.succeed(BigInt(at) * 1_000_000n)
-  }
-}
-
-/** Runs `self` with the clock stopped at `at`. */
-export const pinnedAt = (at: number) => <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.provideService(self, Clock.Clock, stoppedAt(at))
 
 /** A backstop answering the test's interval for each source (synchronously). */
 export interface BackstopScript {

@@ -13,8 +13,8 @@ import { DeliveryScheduling, OVERDUE_MS } from "../../src/services/DeliverySched
 import { DeliveryStore } from "../../src/services/DeliveryStore.ts"
 import { nextSlot, slotOffset } from "../../src/services/DeliveryQueues.ts"
 import { dbKinds } from "../utils/Db.ts"
-import { nowPollJobs, pinnedAt, schedulingLayer } from "./SchedulingHarness.ts"
-import { insertFeed } from "./DeliveryHarness.ts"
+import { insertFeed, pinnedAt } from "./DeliveryHarness.ts"
+import { nowPollJobs, schedulingLayer } from "./SchedulingHarness.ts"
 
 let n = 0
 const newIdentifier = () => `https://sched.test/${n++}-${randomBytes(3).toString("hex")}.xml`
@@ -207,17 +207,20 @@ for (const kind of dbKinds) {
       })
 
       describe("reenable", () => {
-        const failing = (sourceId: string) =>
-          Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        /** A feed whose source has failed three times: the feed's and the source's ids. */
+        const feedOfFailingSource = Effect.gen(function*() {
+          const s = yield* scheduling
+          const identifier = newIdentifier()
+          const feedId = yield* insertFeed({ identifier, webhook: webhook() })
+          const sourceId = yield* s.attach("rss", identifier)
+          yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
             sql`UPDATE feed_sources SET failures = 3, failing_since = now(), last_error = 'HTTP 500' WHERE id = ${sourceId}`)
+          return { s, feedId, sourceId }
+        })
 
         it.effect("a disabled feed is active again and its source's failures forgotten: the source's id", () =>
           Effect.gen(function*() {
-            const s = yield* scheduling
-            const identifier = newIdentifier()
-            const feedId = yield* insertFeed({ identifier, webhook: webhook() })
-            const sourceId = yield* s.attach("rss", identifier)
-            yield* failing(sourceId)
+            const { s, feedId, sourceId } = yield* feedOfFailingSource
             yield* DeliveryStore.use((st) => st.setFeedState([feedId], ["active"], "disabled", "failing"))
             assert.deepStrictEqual(yield* s.reenable(feedId), Option.some(sourceId))
             const source = yield* sourceOf(sourceId)
@@ -226,11 +229,7 @@ for (const kind of dbKinds) {
 
         it.effect("a feed that is not disabled: None, and its source's failures are kept", () =>
           Effect.gen(function*() {
-            const s = yield* scheduling
-            const identifier = newIdentifier()
-            const feedId = yield* insertFeed({ identifier, webhook: webhook() })
-            const sourceId = yield* s.attach("rss", identifier)
-            yield* failing(sourceId)
+            const { s, feedId, sourceId } = yield* feedOfFailingSource
             assert.deepStrictEqual(yield* s.reenable(feedId), Option.none())
             const source = yield* sourceOf(sourceId)
             assert.deepStrictEqual([source.failures, source.lastError], [3, "HTTP 500"])

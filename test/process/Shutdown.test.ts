@@ -101,6 +101,17 @@ beforeAll(async () => {
 
 afterAll(processes.cleanUp)
 
+/** SIGTERM, then the exit (within 15 s, else the test fails with the output), its time and the output. */
+const terminate = async (server: Run) => {
+  const t0 = Date.now()
+  server.child.kill("SIGTERM")
+  const exit = await within(15_000, server.exited)
+  const elapsed = Date.now() - t0
+  const { stdout, stderr } = server.output()
+  if (exit === "timeout") assert.fail(`still running 15 s after SIGTERM\nstdout:\n${stdout}\nstderr:\n${stderr}`)
+  return { exit, elapsed, stdout, stderr }
+}
+
 const databases = [
   { kind: "PGlite", skip: false },
   { kind: "PostgreSQL", skip: TEST_DATABASE_URL === "" }
@@ -143,12 +154,7 @@ describe("shutdown (SIGTERM)", () => {
       )
       assert.strictEqual(await within(1_500, hanging), "timeout", "the request hangs on the upstream")
 
-      const t0 = Date.now()
-      server.child.kill("SIGTERM")
-      const exit = await within(15_000, server.exited)
-      const elapsed = Date.now() - t0
-      const { stdout, stderr } = server.output()
-      assert.notStrictEqual(exit, "timeout", `still running 15 s after SIGTERM\nstdout:\n${stdout}\nstderr:\n${stderr}`)
+      const { exit, elapsed, stdout, stderr } = await terminate(server)
       const instances = db === undefined ? await pgliteInstances(server.dataDir) : await Effect.runPromise(db.sql.unsafe<InstanceRow>(INSTANCES))
       assertCleanExit(exit, { stdout, stderr }, instances, "all")
       // The grace and the rest of the shutdown (tens of ms), with room for a loaded machine; the upstream
@@ -180,12 +186,7 @@ describe("shutdown (SIGTERM)", () => {
     ))
     assert.isAtLeast(connected[0]!.n, 1, "the worker holds connections while it runs")
 
-    const t0 = Date.now()
-    server.child.kill("SIGTERM")
-    const exit = await within(15_000, server.exited)
-    const elapsed = Date.now() - t0
-    const { stdout, stderr } = server.output()
-    assert.notStrictEqual(exit, "timeout", `still running 15 s after SIGTERM\nstdout:\n${stdout}\nstderr:\n${stderr}`)
+    const { exit, elapsed, stdout, stderr } = await terminate(server)
     assertCleanExit(exit, { stdout, stderr }, await Effect.runPromise(db.sql.unsafe<InstanceRow>(INSTANCES)), "worker")
     // Nothing in flight: the grace is not waited for (tens of ms measured; bounded generously for a loaded machine).
     assert.isBelow(elapsed, AFTER_GRACE_MS, `exit ${elapsed} ms after SIGTERM\nstderr:\n${stderr}`)
