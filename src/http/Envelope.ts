@@ -14,6 +14,7 @@ import { HttpApiError } from "effect/http-api"
 import { randomUUID } from "node:crypto"
 import { BadRequest, reasonPhrase } from "../domain/Errors.ts"
 import type { Problem } from "../domain/Errors.ts"
+import { withDeadline } from "./Deadline.ts"
 import { SchemaErrors } from "./Middleware.ts"
 import { mayHoldNulBesidesBody, nullCharacterProblems, schemaProblemsBesides } from "./NullCharacter.ts"
 import { redactPath, redactQuery, redactText } from "../services/Redact.ts"
@@ -170,39 +171,6 @@ const gatewayPath = (url: string) => url.startsWith("/api/") || url.startsWith("
 export const MAX_BODY_SIZE = ByteSize.bytes(MAX_BODY_BYTES)
 const timedOut = () => envelope(408, "The request took too long; retry.")
 const cutAnswer = () => envelope(499, "The request was cut before its answer: the client went away or the gateway shut down.")
-
-/**
- * `self`, or `onTimeout()` once `ms` have passed (`self` is then interrupted first). Cheaper than
- * `Effect.timeoutOrElse` on the hot path: one child fiber and a plain timer, where the race forks two
- * fibers and schedules a `sleep` through the clock for every request.
- *
- * The wait is interruptible although the router runs middleware uninterruptibly (only the handler is
- * made interruptible, and here the handler is the child): a request cut by the drain at shutdown or
- * by its client going away ends at once, its handler interrupted first, then `onCut`. (Before, the
- * cut waited for the deadline, and the shutdown with it, until main.ts's last resort ended the process.)
- */
-export const withDeadline = <A, R>(
-  self: Effect.Effect<A, never, R>,
-  ms: number,
-  onTimeout: () => A,
-  onCut?: () => Effect.Effect<void>
-): Effect.Effect<A, never, R> =>
-  Effect.flatMap(Effect.forkChild(self, { startImmediately: true }), (fiber) => {
-    const done = fiber.pollUnsafe()
-    if (done !== undefined) return done
-    return Effect.interruptible(Effect.callback<A>((resume) => {
-      const timer = setTimeout(() => resume(Effect.as(Fiber.interrupt(fiber), onTimeout())), ms)
-      const detach = fiber.addObserver((exit) => {
-        clearTimeout(timer)
-        resume(exit)
-      })
-      return Effect.suspend(() => {
-        clearTimeout(timer)
-        detach()
-        return onCut === undefined ? Fiber.interrupt(fiber) : Effect.andThen(Fiber.interrupt(fiber), onCut())
-      })
-    }))
-  })
 
 /** The guards of `/api` and `/auth` requests, before the handler: an answer, or undefined to go on. */
 const guard = (

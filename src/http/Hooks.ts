@@ -14,7 +14,8 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { ServiceUnavailable } from "../domain/Errors.ts"
 import type { HookAnswer } from "../services/Push.ts"
 import { Push } from "../services/Push.ts"
-import { envelope, withDeadline } from "./Envelope.ts"
+import { withDeadline } from "./Deadline.ts"
+import { envelope } from "./Envelope.ts"
 
 const DEADLINE_MS = 2000
 
