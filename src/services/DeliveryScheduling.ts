@@ -29,7 +29,8 @@ export class DeliveryScheduling extends Context.Service<DeliveryScheduling, {
   readonly attach: (module: FeedModuleName, identifier: string) => Effect.Effect<string, ServiceUnavailable>
   /**
    * After the create committed: the source's first poll at once, unless a poll is planned (the
-   * source is polled for other feeds). The first poll of a new source is its baseline.
+   * source is polled for other feeds), or its overdue planned poll's job still waits or runs (a
+   * worker outage). The first poll of a new source is its baseline.
    */
   readonly start: (sourceId: string) => Effect.Effect<void, SchedulingError>
   /** Polls the source now, whatever is planned (a refresh, a re-enabled feed). */
@@ -101,29 +102,43 @@ export class DeliveryScheduling extends Context.Service<DeliveryScheduling, {
      * request after it ran is a new one. Never a slot's id: that job may be done already, and the
      * request would be dropped, leaving next_poll_at in the past with no job behind it.
      */
-    const pollNowWhen = (sourceId: string, due: (source: DeliverySource, now: number) => boolean) =>
+    const waitsOrRuns = (job: { readonly state: string }) => job.state === "created" || job.state === "retry" || job.state === "active"
+
+    const pollNowWhen = (
+      sourceId: string,
+      due: (source: DeliverySource, now: number) => Effect.Effect<boolean, JobEngineError>
+    ) =>
       Effect.gen(function*() {
         const source = yield* store.source(sourceId)
         const now = yield* Clock.currentTimeMillis
-        if (Option.isNone(source) || !due(source.value, now)) return
+        if (Option.isNone(source) || !(yield* due(source.value, now))) return
         const key = pollJobId(`${sourceId}:now:${source.value.lastPollAt?.getTime() ?? "never"}`, 0)
         const queued = yield* engine.job(PollQueue, key)
-        const pending = Option.match(queued, { onNone: () => true, onSome: (j) => j.state === "created" || j.state === "retry" || j.state === "active" })
+        const pending = Option.match(queued, { onNone: () => true, onSome: waitsOrRuns })
         if (!pending) {
           // That poll ran since the source was read (another worker's repair pass sent it, say):
           // read the source again; it may be due no more (else a second poll in the same slot).
           const fresh = yield* store.source(sourceId)
-          if (Option.isNone(fresh) || !due(fresh.value, now)) return
+          if (Option.isNone(fresh) || !(yield* due(fresh.value, now))) return
         }
         yield* engine.send(PollQueue, { sourceId }, pending ? { id: key } : {})
         yield* store.setNextPoll(sourceId, new Date(now))
       }).pipe(Effect.withSpan("DeliveryScheduling.pollNow", { attributes: { source: sourceId } }))
 
-    const pollNow = (sourceId: string) => pollNowWhen(sourceId, () => true)
+    const pollNow = (sourceId: string) => pollNowWhen(sourceId, () => Effect.succeed(true))
 
-    /** Never planned, or its planned poll lost (overdue): a first poll (a new feed, the repair pass). */
+    /**
+     * Never planned, or its planned poll lost: overdue, and its slot's job (keyed as `sendPlanned`
+     * keys it) not waiting or running. After a worker outage that job is still queued: it polls
+     * once workers are back, and a poll now as well would fetch the source twice within seconds.
+     */
     const unplanned = (source: DeliverySource, now: number) =>
-      source.nextPollAt === null || source.nextPollAt.getTime() < now - OVERDUE_MS
+      source.nextPollAt === null
+        ? Effect.succeed(true)
+        : source.nextPollAt.getTime() >= now - OVERDUE_MS
+        ? Effect.succeed(false)
+        : Effect.map(engine.job(PollQueue, pollJobId(source.id, source.nextPollAt.getTime())), (job) =>
+          Option.match(job, { onNone: () => true, onSome: (j) => !waitsOrRuns(j) }))
 
     const nextPlanned = (source: Pick<DeliverySource, "id" | "module" | "identifier">) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => plannedSlot(source, now))
