@@ -177,7 +177,7 @@ export const routes = (config: AppConfigShape) => {
       exposedHeaders: ["ratelimit", "ratelimit-policy", "retry-after", "x-request-id"],
       maxAge: 600
     })
-  ) as Layer.Layer<never, never, HttpRouter.HttpRouter>
+  )
 }
 
 /** What a `ROLE=worker` process serves on PORT: /healthz and /readyz, nothing else (no /api, /auth, /docs). */
@@ -186,7 +186,7 @@ export const workerRoutes = (config: AppConfigShape) =>
     HttpApiBuilder.layer(WorkerApi).pipe(Layer.provide(OpsHandlers), Layer.provide(SchemaErrorsLive)),
     MetricsRoute(config.metricsToken),
     GlobalMiddleware({ maintenance: config.maintenance, requestTimeoutMs: 30_000, accessLog: true })
-  ) as Layer.Layer<never, never, HttpRouter.HttpRouter>
+  )
 
 /** What the services need from the outside world. */
 export type Capabilities = Layer.Success<ReturnType<typeof liveCapabilities>>
