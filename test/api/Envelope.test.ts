@@ -1,47 +1,19 @@
 /**
  * decisions.md "Errors" over real HTTP: every non-2xx answer is the envelope with the reason phrase
  * as `code` and `Content-Type: application/json`; X-Request-Id on every answer; the token header
- * forms; maintenance; `Cache-Control: no-store`; the per-user rate limit; a 500 without internals.
+ * forms; `Cache-Control: no-store`. Maintenance, the per-user rate limit and a defect's 500:
+ * EnvelopeMaintenance, EnvelopeRateLimit and EnvelopeDefects.test.ts.
  */
 import { assert, layer } from "@effect/vitest"
-import { Effect, Layer, References, Schema } from "effect"
+import { Effect } from "effect"
 import { request as httpRequest } from "node:http"
-import { Envelope, reasonPhrase } from "../../src/domain/Errors.ts"
 import type { ErrorItem } from "../../src/domain/Errors.ts"
-import { liveCapabilities, makeApp } from "../../src/layers/App.ts"
-import type { Capabilities } from "../../src/layers/App.ts"
-import { ALICE_ID, BOB_ID, BOT1_ID, S1_ID } from "../../src/sandbox/Seed.ts"
-import { generateKey, parseKeyring } from "../../src/services/Cipher.ts"
-import { FormsRepo } from "../../src/services/FormsRepo.ts"
-import { makeFormsRepoMemory } from "../layers/FormsRepoMemory.ts"
-import { CapturedLogs, logged } from "../utils/CapturedLogs.ts"
-import { testDb } from "../utils/Db.ts"
-import { freePort, raw, signIn, TestApp, testAppConfig, UA } from "../utils/TestApp.ts"
+import { ALICE_ID } from "../../src/sandbox/Seed.ts"
+import { raw, signIn, TestApp, UA } from "../utils/TestApp.ts"
 import { formBody, text } from "./Contract.ts"
+import { checkEnvelope, expectEnvelope, FORMS, MODULES } from "./EnvelopeChecks.ts"
 
-const MODULES = `/api/v1/bots/${BOT1_ID}/servers/${S1_ID}/modules`
-const FORMS = `${MODULES}/forms`
 const MiB = 1024 * 1024
-
-/** Asserts an envelope answer: status, JSON content type, exact envelope, reason phrase, request id. */
-const expectEnvelope = (res: Response, status: number) =>
-  Effect.gen(function*() {
-    const body = yield* text(res)
-    assert.strictEqual(res.status, status, `${res.url} → ${res.status}: ${body}`)
-    return checkEnvelope(status, res.headers.get("content-type"), res.headers.get("x-request-id"), body)
-  })
-
-const checkEnvelope = (status: number, contentType: string | null | undefined, requestId: unknown, body: string) => {
-  assert.match(contentType ?? "", /^application\/json/, body)
-  assert.isString(requestId, "every answer carries X-Request-Id")
-  const envelope = Schema.decodeUnknownSync(Envelope)(JSON.parse(body), { onExcessProperty: "error" })
-  assert.isAbove(envelope.errors.length, 0)
-  for (const item of envelope.errors) {
-    assert.strictEqual(item.code, reasonPhrase[status])
-    assert.isAbove(item.message.length, 0)
-  }
-  return envelope.errors
-}
 
 /** A request through node:http, which (unlike fetch) sends no User-Agent of its own and lets a body stay unfinished. */
 interface RawAnswer {
@@ -268,99 +240,5 @@ layer(TestApp.layer({ capabilities: { db: "pglite" } }), { excludeTestServices: 
       const revoke = yield* raw({ method: "POST", headers: { authorization: refreshed.access_token } }, "/auth/idp/token/revoke")
       assert.strictEqual(revoke.status, 200)
       assert.match(revoke.headers.get("cache-control") ?? "", /no-store/)
-    }))
-})
-
-// ---------------------------------------------------------------------------------------------
-
-layer(TestApp.layer({ capabilities: "memory", config: { maintenance: true } }), { excludeTestServices: true, timeout: 60_000 })(
-  "maintenance mode",
-  (it) => {
-    it.effect("503 envelope on /api and /auth routes", () =>
-      Effect.gen(function*() {
-        const answers = [
-          yield* raw({}, "/api/v1/user"),
-          yield* raw({ token: "bmg_at_whatever" }, `${FORMS}`),
-          yield* raw({}, "/auth/idp/login?redirect_uri=http%3A%2F%2F127.0.0.1%2Fcallback"),
-          yield* raw({ method: "POST", headers: { authorization: "x" } }, "/auth/idp/token"),
-          yield* raw({ method: "POST", headers: { "x-refresh-token": "x" } }, "/auth/idp/token/refresh")
-        ]
-        for (const res of answers) yield* expectEnvelope(res, 503)
-      }))
-  }
-)
-
-// ---------------------------------------------------------------------------------------------
-
-layer(TestApp.layer({ capabilities: "memory", config: { rateLimitApiPerMinute: 3 } }), { excludeTestServices: true, timeout: 60_000 })(
-  "per-user rate limit",
-  (it) => {
-    it.effect("429 after the limit, with Retry-After, RateLimit fields and retry_after; other users unaffected", () =>
-      Effect.gen(function*() {
-        const alice = yield* signIn(ALICE_ID)
-        const bob = yield* signIn(BOB_ID)
-        for (let i = 0; i < 3; i++) {
-          const res = yield* raw({ token: alice.access_token }, "/api/v1/user")
-          assert.strictEqual(res.status, 200, yield* text(res))
-          assert.strictEqual(res.headers.get("ratelimit-policy"), '"api";q=3;w=60')
-          assert.match(res.headers.get("ratelimit") ?? "", new RegExp(`^"api";r=${2 - i};t=\\d+$`))
-        }
-        const limited = yield* raw({ token: alice.access_token }, "/api/v1/user")
-        const retryAfter = Number(limited.headers.get("retry-after"))
-        assert.isTrue(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`)
-        assert.strictEqual(limited.headers.get("ratelimit-policy"), '"api";q=3;w=60')
-        assert.match(limited.headers.get("ratelimit") ?? "", /^"api";r=0;t=\d+$/)
-        const [item] = yield* expectEnvelope(limited, 429)
-        assert.deepStrictEqual(item!.additionalProperties, { retry_after: retryAfter })
-
-        const other = yield* raw({ token: bob.access_token }, "/api/v1/user")
-        assert.strictEqual(other.status, 200, "the count is per user")
-      }))
-  }
-)
-
-// ---------------------------------------------------------------------------------------------
-
-const LEAK = "SELECT secret FROM tokens WHERE token_sha256 = 'bmg_at_leaky' -- FormsRepoSql"
-
-/** The live capabilities with a FormsRepo whose `list` dies (a bug), as a test-only capability. */
-const FaultyApp = Layer.unwrap(Effect.gen(function*() {
-  const port = yield* Effect.promise(freePort)
-  const config = testAppConfig(port)
-  const dying = Layer.effect(
-    FormsRepo,
-    Effect.map(makeFormsRepoMemory, (repo) => FormsRepo.of({ ...repo, list: () => Effect.die(new Error(LEAK)) }))
-  )
-  const capabilities = Layer.merge(liveCapabilities(config, parseKeyring(generateKey()), testDb("pglite")), dying)
-  return makeApp(config, capabilities as Layer.Layer<Capabilities, unknown>).pipe(
-    Layer.merge(Layer.succeed(TestApp, TestApp.of({ url: config.publicUrl, config }))),
-    Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn"))
-  )
-}))
-
-// The defect's ERROR line is part of the behaviour: kept (not printed) and checked.
-layer(FaultyApp.pipe(Layer.provideMerge(CapturedLogs.layer)), { excludeTestServices: true, timeout: 60_000 })("defects", (it) => {
-  it.effect("a 500 carries the envelope and the request id, no internals", () =>
-    Effect.gen(function*() {
-      const { access_token: t } = yield* signIn(ALICE_ID)
-      const res = yield* raw({ token: t, headers: { "x-request-id": "defect-probe-1" } }, FORMS)
-      const body = yield* text(res)
-      assert.strictEqual(res.status, 500, body)
-      assert.strictEqual(res.headers.get("x-request-id"), "defect-probe-1")
-      const [item] = checkEnvelope(500, res.headers.get("content-type"), res.headers.get("x-request-id"), body)
-      assert.include(item!.message, "defect-probe-1")
-      for (const internal of ["SELECT", "bmg_at_", "tokens", "FormsRepo", "Error:", "    at ", ".ts:", "node_modules"]) {
-        assert.notInclude(body, internal)
-      }
-      // The rest of the API still answers.
-      const user = yield* raw({ token: t }, "/api/v1/user")
-      assert.strictEqual(user.status, 200)
-      // The details went to the log instead, once, under the request id, with the token in them redacted.
-      const errors = yield* logged("unhandled failure", ["Error", "Fatal"])
-      assert.strictEqual(errors.length, 1, JSON.stringify(errors))
-      assert.strictEqual(errors[0]!.annotations["request_id"], "defect-probe-1")
-      assert.include(errors[0]!.text, "FormsRepoSql", "the operator gets what failed")
-      assert.notInclude(errors[0]!.text, "bmg_at_leaky")
-      assert.notInclude(JSON.stringify(yield* CapturedLogs.use((c) => c.lines)), t)
     }))
 })

@@ -2,7 +2,7 @@
  * The refresh race over HTTP (decisions.md "Sign-in and tokens"): of 50 concurrent refreshes with
  * one refresh token exactly one succeeds, and the losers (a rotated token presented again within
  * 10 s of its rotation) revoke nothing: the winner's new pair keeps working. (A reuse after the
- * 10 s revokes the family: test/auth/Auth.test.ts, under the TestClock.)
+ * 10 s revokes the family: test/auth/AuthTokens.test.ts, under the TestClock.)
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
