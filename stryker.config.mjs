@@ -3,7 +3,7 @@
 // `npx stryker run` also works with this file: one run over the whole set, one report.
 
 // The sign-in and token tests (several files share the token service's code).
-const auth = ["Auth", "AuthHttp", "AtRest", "SandboxSignIn", "SignInEdges", "PlatformToken", "PlatformTokenHttp", "RefreshRace", "AuthFamilyMutation", "AuthTokensMutation", "PlatformTokenMutation", "SignInMutation"]
+const auth = ["AuthSignIn", "AuthTokens", "AuthPlatformToken", "AuthHttp", "AtRest", "SandboxSignIn", "SignInEdges", "PlatformToken", "PlatformTokenHttp", "RefreshRace", "AuthFamilyMutation", "AuthTokensMutation", "PlatformTokenMutation", "SignInMutation"]
   .map((name) => `test/auth/${name}.test.ts`)
   // The kept check answers (AuthTokens' memo by answer object) are pinned there.
   .concat(["test/perf/HotPathAuthCheck.test.ts"])
