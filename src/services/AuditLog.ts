@@ -1,6 +1,6 @@
 /**
  * The audit log: entries written by the forms and feeds services inside their own transactions
- * (the SQL layer uses the ambient SqlClient, so an append joins the caller's `sql.withTransaction`),
+ * (the SQL layer writes through the ambient database client, so an append joins the caller's transaction),
  * and the filtered, paginated read of the logs route.
  */
 import { Context } from "effect"
@@ -30,7 +30,7 @@ declare const AuditStoreBrand: unique symbol
 /**
  * Names where audit entries are kept, for writers able to add them in their own statements: an
  * opaque identity (equal tokens, one store) made only by the storage layers
- * (src/layers/sql/AuditStoreToken.ts: one per SqlClient), never the storage itself.
+ * (src/layers/sql/AuditStoreToken.ts: one per database client), never the storage itself.
  */
 export interface AuditStore {
   readonly [AuditStoreBrand]: "AuditStore"
