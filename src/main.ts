@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { AppLive } from "./layers/App.ts"
 import { JobDrainTimeout } from "./layers/jobs/JobEnginePgBoss.ts"
+import { MemoryReducerNudge } from "./layers/runtime/MemoryReducerNudge.ts"
 import { ConfigInvalid, configInvalid, loadConfig, parseLogLevel } from "./layers/config/AppConfig.ts"
 import { readFeedsEnv } from "./layers/config/FeedsConfigEnv.ts"
 import { readFormsEnv } from "./layers/config/FormsConfigEnv.ts"
@@ -88,7 +89,8 @@ const program = Effect.gen(function*() {
       : `ROLE=${config.role}: public URL ${config.publicUrl}; interactive docs at ${config.publicUrl}/docs`
   )
   exitAfterGrace(shutdownGraceMs)
-  return yield* Layer.launch(AppLive(config, keyring)).pipe(
+  // Node 24: lets V8 give memory back once the process is quiet (layers/runtime/MemoryReducerNudge.ts).
+  return yield* Layer.launch(Layer.merge(AppLive(config, keyring), MemoryReducerNudge())).pipe(
     Effect.provideService(ServerLimits, { ...defaultServerLimits, shutdownGraceMs }),
     // The jobs in hand get the same grace as the requests (both drains run at once).
     Effect.provideService(JobDrainTimeout, Duration.millis(shutdownGraceMs)),
