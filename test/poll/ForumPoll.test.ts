@@ -3,19 +3,14 @@
  * gives exactly the expected posts, the requests carry the documented parameters and credentials
  * (an app token, refreshed on a 401), and private, banned or unknown subreddits are `gone`.
  */
-import { afterAll, assert, beforeAll, beforeEach, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { emptyPollState, SourcePoller } from "../../src/services/SourcePoller.ts"
 import { USER_AGENT_PRODUCT } from "../../src/domain/Version.ts"
-import { json, type PollServer, startPollServer, withPoller } from "./PollServer.ts"
+import { json, withPoller, pollServerForFile } from "./PollServer.ts"
 import { flip, items, platformOptions } from "./PlatformPolls.ts"
 
-let server: PollServer
-beforeAll(async () => {
-  server = await startPollServer()
-})
-afterAll(() => server.close())
-beforeEach(() => server.reset())
+const server = pollServerForFile()
 
 const options = () => platformOptions(server.url)
 

@@ -3,18 +3,13 @@
  * discovery gives exactly the expected media items, the account's name is kept in the cursor and read
  * again from the id when it changes hands, and Graph errors become PollFailed of the right kind.
  */
-import { afterAll, assert, beforeAll, beforeEach, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { emptyPollState, SourcePoller } from "../../src/services/SourcePoller.ts"
-import { json, type PollServer, startPollServer, withPoller } from "./PollServer.ts"
+import { json, withPoller, pollServerForFile } from "./PollServer.ts"
 import { flip, items, platformOptions } from "./PlatformPolls.ts"
 
-let server: PollServer
-beforeAll(async () => {
-  server = await startPollServer()
-})
-afterAll(() => server.close())
-beforeEach(() => server.reset())
+const server = pollServerForFile()
 
 const options = () => platformOptions(server.url)
 

@@ -2,6 +2,7 @@
  * A small node:http server for the poller tests: routes set per test (path without query →
  * handler), every request recorded (method, URL, headers, body) and the most requests in flight at once.
  */
+import { afterAll, beforeAll, beforeEach } from "@effect/vitest"
 import { Effect } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -109,3 +110,23 @@ export const pollerLayer = (options: SourcePollerHttpOptions) =>
 /** Runs `f` with a fresh poller (its own token caches and host limits). */
 export const withPoller = <A, E, R>(options: SourcePollerHttpOptions, f: Effect.Effect<A, E, R>) =>
   f.pipe(Effect.provide(pollerLayer(options)))
+
+/**
+ * The calling test file's PollServer: started before its tests, reset before each, closed after
+ * them. Call it at the file's top level (hooks registered by a shared module's own top level would
+ * run in the first file that imports it only: test workers share modules, `isolate: false`).
+ */
+export const pollServerForFile = (): PollServer => {
+  let server: PollServer | undefined
+  beforeAll(async () => {
+    server = await startPollServer()
+  })
+  afterAll(() => server?.close())
+  beforeEach(() => server?.reset())
+  const started = (): PollServer => {
+    if (server === undefined) throw new Error("the PollServer starts in beforeAll: use it inside a test or a hook")
+    return server
+  }
+  return new Proxy({} as PollServer, { get: (_, key) => Reflect.get(started(), key) })
+}
+

@@ -4,19 +4,14 @@
  * 50 MB body, redirects (followed, looping, too many), a hanging host, Retry-After, the politeness
  * limit per host and the SSRF guard.
  */
-import { afterAll, assert, beforeAll, beforeEach, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { PollFailed, type PollResult, emptyPollState, SourcePoller } from "../../src/services/SourcePoller.ts"
 import { retryAfterOf } from "../../src/layers/sources/poll/Fetch.ts"
-import { fixture, type PollServer, serve, startPollServer, withPoller } from "./PollServer.ts"
+import { fixture, serve, withPoller, pollServerForFile } from "./PollServer.ts"
 import { USER_AGENT_PRODUCT } from "../../src/domain/Version.ts"
 
-let server: PollServer
-beforeAll(async () => {
-  server = await startPollServer()
-})
-afterAll(() => server.close())
-beforeEach(() => server.reset())
+const server = pollServerForFile()
 
 const items = (r: PollResult) => (r._tag === "Items" ? r.items : [])
 const flipPoll = (identifier: string) => SourcePoller.use((p) => Effect.flip(p.poll("rss", identifier, emptyPollState)))

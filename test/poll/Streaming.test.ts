@@ -3,13 +3,13 @@
  * a fake Helix: 100 channels a call, names and profile images for new streams only, the game the
  * stream started with on both events, and the offline grace under the TestClock.
  */
-import { afterAll, assert, beforeAll, beforeEach, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import { type StreamingCursor, transition } from "../../src/layers/sources/poll/StreamingPoller.ts"
 import type { StreamingItem } from "../../src/services/delivery/Item.ts"
 import { emptyPollState, PollFailed, type PollResult, type PollState, SourcePoller } from "../../src/services/SourcePoller.ts"
-import { json, type PollServer, startPollServer, withPoller } from "./PollServer.ts"
+import { json, withPoller, pollServerForFile } from "./PollServer.ts"
 
 const GRACE = 300_000
 const T0 = Date.parse("2024-06-01T12:00:00Z")
@@ -68,12 +68,7 @@ describe("transition (pure)", () => {
   })
 })
 
-let server: PollServer
-beforeAll(async () => {
-  server = await startPollServer()
-})
-afterAll(() => server.close())
-beforeEach(() => server.reset())
+const server = pollServerForFile()
 
 describe("streaming over HTTP (Helix)", () => {
   const options = () => ({

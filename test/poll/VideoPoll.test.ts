@@ -3,19 +3,14 @@
  * give exactly the expected items (duration, tags, age restriction, `updated` on a new title), the
  * requests carry the documented parameters and the key, an unknown channel is `gone`.
  */
-import { afterAll, assert, beforeAll, beforeEach, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { emptyPollState, SourcePoller } from "../../src/services/SourcePoller.ts"
 import { textHash } from "../../src/layers/sources/poll/VideoPoller.ts"
-import { json, type PollServer, startPollServer, withPoller } from "./PollServer.ts"
+import { json, withPoller, pollServerForFile } from "./PollServer.ts"
 import { flip, items, platformOptions } from "./PlatformPolls.ts"
 
-let server: PollServer
-beforeAll(async () => {
-  server = await startPollServer()
-})
-afterAll(() => server.close())
-beforeEach(() => server.reset())
+const server = pollServerForFile()
 
 const options = () => platformOptions(server.url)
 
