@@ -38,8 +38,10 @@ describe("childProcesses", () => {
     processes.onCleanUp(() => void order.push(`first (dir there: ${existsSync(dir)})`))
     processes.onCleanUp(async () => void order.push("second"))
     const run = processes.spawn(process.execPath, ["-e", PARENT], { cwd: process.cwd(), env: process.env })
-    // The grandchild's pid, once printed.
-    while (!run.output().stdout.includes("\n") && run.child.exitCode === null) await new Promise((r) => setTimeout(r, 20))
+    // The grandchild's pid and the "ready" line, once both arrived: they come on two pipes, so one can
+    // be read before the other (CI once saw stdout's line with stderr still empty).
+    const printed = () => run.output().stdout.includes("\n") && run.output().stderr.includes("\n")
+    for (let i = 0; i < 500 && !printed() && run.child.exitCode === null; i++) await new Promise((r) => setTimeout(r, 20))
     const grandchild = Number(run.output().stdout.trim())
     assert.isTrue(Number.isInteger(grandchild) && alive(grandchild), run.output().all)
     assert.include(run.output().stderr, "ready")
