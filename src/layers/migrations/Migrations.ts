@@ -11,6 +11,7 @@ import pollSlots from "./0009_poll_slots.ts"
 import oneStatement from "./0010_one_statement.ts"
 import formsRead from "./0011_forms_read.ts"
 import auditPages from "./0012_audit_pages.ts"
+import plannedOnce from "./0013_planned_once.ts"
 
 export const migrations = {
   "0001_initial": initial,
@@ -22,7 +23,8 @@ export const migrations = {
   "0009_poll_slots": pollSlots,
   "0010_one_statement": oneStatement,
   "0011_forms_read": formsRead,
-  "0012_audit_pages": auditPages
+  "0012_audit_pages": auditPages,
+  "0013_planned_once": plannedOnce
 }
 
 const run = Migrator.make({})
