@@ -1,11 +1,12 @@
 // One load window in its own process (so the load generator never shares a core's event loop with
 // the orchestrator): autocannon warm-up, then the measured window. Input: a JSON argument
-// { url, method, headers, body, bodies, connections, warmupSeconds, seconds, pid }. Output: one JSON line
-// { rps, p50_ms, p99_ms, requests, non2xx, errors, timeouts, cpu_ms, cpu_us_per_req } on stdout.
+// { url, method, headers, body, bodies, connections, warmupSeconds, seconds, pid, postgres }. Output: one JSON
+// line { rps, p50_ms, p99_ms, requests, non2xx, errors, timeouts, cpu_ms, cpu_us_per_req, db_cpu_us_per_req }.
 // `pid`: the server's process, whose CPU (utime + stime of /proc/<pid>/stat) over the measured window
 // gives cpu_ms and cpu_us_per_req (null without /proc or pid). Steadier than rates on a busy machine.
+// `postgres`: also the local PostgreSQL server's CPU per request (db_cpu_us_per_req; null without one).
 import autocannon from "autocannon"
-import { readFileSync } from "node:fs"
+import { readdirSync, readFileSync } from "node:fs"
 
 const spec = JSON.parse(process.argv[2])
 
@@ -45,10 +46,41 @@ const cpuMs = (pid) => {
   }
 }
 
+/**
+ * CPU time in ms of the PostgreSQL server on this machine: every process named `postgres`, with the
+ * CPU of the children each has reaped (a backend that exits mid-window moves its time to the
+ * postmaster's). The whole server, so its background writers count too; other databases are idle
+ * during a window. Undefined without /proc or a local server (PGlite runs inside the gateway).
+ */
+const postgresCpuMs = () => {
+  let total = 0
+  let found = false
+  let pids
+  try {
+    pids = readdirSync("/proc").filter((d) => /^\d+$/.test(d))
+  } catch {
+    return undefined
+  }
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+      if (stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) !== "postgres") continue
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+      total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * TICK_MS
+      found = true
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found ? total : undefined
+}
+
 if ((spec.warmupSeconds ?? 0) > 0) await run(spec.warmupSeconds)
 const cpuBefore = cpuMs(spec.pid)
+const dbBefore = spec.postgres ? postgresCpuMs() : undefined
 const r = await run(spec.seconds ?? 5)
 const cpuAfter = cpuMs(spec.pid)
+const dbAfter = spec.postgres ? postgresCpuMs() : undefined
 const seconds = r.duration > 0 ? r.duration : spec.seconds
 const cpu = cpuBefore === undefined || cpuAfter === undefined ? null : cpuAfter - cpuBefore
 process.stdout.write(
@@ -61,6 +93,9 @@ process.stdout.write(
     errors: r.errors,
     timeouts: r.timeouts,
     cpu_ms: cpu,
-    cpu_us_per_req: cpu === null || r.requests.total === 0 ? null : Math.round((cpu * 1000) / r.requests.total)
+    cpu_us_per_req: cpu === null || r.requests.total === 0 ? null : Math.round((cpu * 1000) / r.requests.total),
+    db_cpu_us_per_req: dbBefore === undefined || dbAfter === undefined || r.requests.total === 0
+      ? null
+      : Math.round(((dbAfter - dbBefore) * 1000) / r.requests.total)
   }) + "\n"
 )

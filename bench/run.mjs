@@ -322,6 +322,8 @@ const window = (url, token, extra = {}) => ({
   paths: extra.paths,
   // The server's process: load.mjs reports its CPU per request over the measured window.
   pid: extra.pid,
+  // And PostgreSQL's (the gateway's windows on PostgreSQL; the twin's, which reads it too).
+  postgres: extra.postgres ?? false,
   connections: extra.connections ?? CONNECTIONS,
   warmupSeconds: WARMUP,
   seconds: SECONDS
@@ -501,19 +503,20 @@ const main = async () => {
     ["floor", () => load(window(`${floors.floor.base}${modulesPath}`, alice, { pid: floors.floor.child.pid }))],
     ...["floor-mw", ...FLOOR_MW_WITHOUT.map((w) => `floor-mw-${w}`)].map((mode) =>
       [mode, () => load(window(`${floors[mode].base}${modulesPath}`, alice, { pid: floors[mode].child.pid }))]),
-    ["S1", () => load(window(`${base}${modulesPath}`, alice, { pid: gw }))],
-    ...(twinBase ? [["twin", () => load(window(`${twinBase}${formsPath(S1)}`, alice, { pid: twin.pid }))]] : []),
-    ["S2", () => load(window(`${base}${formsPath(S1)}`, alice, { pid: gw }))],
+    ["S1", () => load(window(`${base}${modulesPath}`, alice, { pid: gw, postgres: Boolean(databaseUrl) }))],
+    ...(twinBase ? [["twin", () => load(window(`${twinBase}${formsPath(S1)}`, alice, { pid: twin.pid, postgres: true }))]] : []),
+    ["S2", () => load(window(`${base}${formsPath(S1)}`, alice, { pid: gw, postgres: Boolean(databaseUrl) }))],
     ["S3", () => load(window(`${base}${formsPath(S2)}`, alice, {
       method: "POST",
       body: formBody.replace("310000000000000102", "310000000000000202"),
       headers: { "content-type": "application/json" },
-      pid: gw
+      pid: gw,
+      postgres: Boolean(databaseUrl)
     }))],
-    ["S4", () => load(window(`${base}/auth/idp/token/check`, alice, { method: "POST", pid: gw }))],
-    ["S5", () => load(window(`${base}${logsPath}`, alice, { paths: logPaths, pid: gw }))],
+    ["S4", () => load(window(`${base}/auth/idp/token/check`, alice, { method: "POST", pid: gw, postgres: Boolean(databaseUrl) }))],
+    ["S5", () => load(window(`${base}${logsPath}`, alice, { paths: logPaths, pid: gw, postgres: Boolean(databaseUrl) }))],
     // The audit pages again at 8 connections: the issue's latency target there is a p50 of 10 ms.
-    ["S5-8", () => load(window(`${base}${logsPath}`, alice, { paths: logPaths, connections: 8, pid: gw }))]
+    ["S5-8", () => load(window(`${base}${logsPath}`, alice, { paths: logPaths, connections: 8, pid: gw, postgres: Boolean(databaseUrl) }))]
   ]
   const results = Object.fromEntries(windows.map(([n]) => [n, []]))
   // BENCH_ONLY=S1,ceiling runs only those windows (profiling); floor-mw brings its BENCH_FLOOR_MW_WITHOUT windows.
@@ -524,7 +527,7 @@ const main = async () => {
       if (!selected(name)) continue
       const r = await run()
       results[name].push(r)
-      log(`round ${round} ${name}: ${r.rps} rps, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, non-2xx ${r.non2xx}, errors ${r.errors}, cpu ${r.cpu_us_per_req ?? "–"} µs/req`)
+      log(`round ${round} ${name}: ${r.rps} rps, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, non-2xx ${r.non2xx}, errors ${r.errors}, cpu ${r.cpu_us_per_req ?? "–"} µs/req${r.db_cpu_us_per_req == null ? "" : `, PostgreSQL ${r.db_cpu_us_per_req} µs/req`}`)
     }
     // Between rounds (outside every window): whether the gateway's memory keeps growing with the load.
     if (round < ROUNDS) log(`gateway memory after round ${round}: ${memoryLine(await memorySnapshot(gateway, heapFile))}`)
@@ -548,7 +551,9 @@ const main = async () => {
       p99_ms: median(rs.map((r) => r.p99_ms)),
       non2xx: rs.reduce((a, r) => a + r.non2xx + r.errors + r.timeouts, 0),
       // The server process's CPU per request over the measured window (the gateway's includes its workers' background).
-      cpu_us_per_req: median(rs.map((r) => r.cpu_us_per_req ?? undefined)) ?? null
+      cpu_us_per_req: median(rs.map((r) => r.cpu_us_per_req ?? undefined)) ?? null,
+      // The local PostgreSQL server's CPU per request over the same window (null without one).
+      db_cpu_us_per_req: median(rs.map((r) => r.db_cpu_us_per_req ?? undefined)) ?? null
     }
   }
   const ratioIn = (name, against) => {
@@ -618,7 +623,7 @@ const main = async () => {
   const fmt = (x, w) => String(x ?? "–").padStart(w)
   const cpuCol = (x) => fmt(x === null || x === undefined ? "" : x, 8)
   const baseLine = (what, b, ratio = "") =>
-    `${"base".padEnd(4)} ${what.padEnd(38)} ${fmt(b.rps, 8)} ${fmt(b.p50_ms, 8)} ${fmt(b.p99_ms, 8)} ${fmt(ratio, 12)} ${fmt(b.non2xx, 7)} ${cpuCol(b.cpu_us_per_req)}`
+    `${"base".padEnd(4)} ${what.padEnd(38)} ${fmt(b.rps, 8)} ${fmt(b.p50_ms, 8)} ${fmt(b.p99_ms, 8)} ${fmt(ratio, 12)} ${fmt(b.non2xx, 7)} ${cpuCol(b.cpu_us_per_req)}${b.db_cpu_us_per_req == null ? "" : `  PostgreSQL ${b.db_cpu_us_per_req} µs/req`}`
   const lines = [
     `${"".padEnd(4)} ${"scenario".padEnd(38)} ${fmt("rps", 8)} ${fmt("p50 ms", 8)} ${fmt("p99 ms", 8)} ${fmt("ratio", 12)} ${fmt("errors", 7)} ${fmt("µs/req", 8)}  other`,
     baseLine("ceiling (node:http, S1 answer)", c),
@@ -631,7 +636,9 @@ const main = async () => {
         ? `upstream calls ${s.upstream_calls} (distinct ${s.distinct_resources}), 429s ${s.upstream_429}`
         : s.name === "S7"
         ? `start-up ${s.startup_ms} ms (${s.startup_all_ms.join(", ")}), RSS after load ${s.rss_mib} MiB, ${s.settle_seconds} s later ${s.rss_settled_mib} MiB`
-        : ""
+        : s.db_cpu_us_per_req == null
+        ? ""
+        : `PostgreSQL ${s.db_cpu_us_per_req} µs/req`
       return `${s.name.padEnd(4)} ${s.what.padEnd(38)} ${fmt(s.rps, 8)} ${fmt(s.p50_ms, 8)} ${fmt(s.p99_ms, 8)} ${fmt(s.ratio === null ? "" : `${s.ratio}× ${s.vs}`, 12)} ${fmt(s.non2xx, 7)} ${cpuCol(s.cpu_us_per_req)}  ${other}`
     }),
     "",
