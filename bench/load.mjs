@@ -32,14 +32,18 @@ const run = (seconds) =>
     instance.on("error", () => {})
   })
 
-// CPU time of a process in ms (utime + stime, in clock ticks of 10 ms on Linux).
+// A process's command name and the fields after it (the name may hold spaces), from field 3 on:
+// utime is 14, stime 15, the reaped children's cutime 16 and cstime 17, in clock ticks of 10 ms.
 const TICK_MS = 10
+const procStat = (pid) => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+  return { name: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")), fields: stat.slice(stat.lastIndexOf(")") + 2).split(" ") }
+}
+// CPU time of a process in ms (utime + stime).
 const cpuMs = (pid) => {
   if (pid === undefined) return undefined
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-    // Fields after the command name (which may hold spaces), from field 3 on: utime is 14, stime 15.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    const { fields } = procStat(pid)
     return (Number(fields[11]) + Number(fields[12])) * TICK_MS
   } catch {
     return undefined
@@ -63,9 +67,8 @@ const postgresCpuMs = () => {
   }
   for (const pid of pids) {
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-      if (stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) !== "postgres") continue
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+      const { name, fields } = procStat(pid)
+      if (name !== "postgres") continue
       total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * TICK_MS
       found = true
     } catch {

@@ -497,26 +497,27 @@ const main = async () => {
   logPaths.push(`${logsPath}?page_size=50&page=1&module=forms`, `${logsPath}?page_size=50&page=500&module=rss`)
 
   const gw = gateway.pid
+  // A gateway window: its process's CPU, and PostgreSQL's when it runs on one.
+  const onGateway = { pid: gw, postgres: Boolean(databaseUrl) }
   const windows = [
     ["ceiling", () => load(window(`${ceilingBase}${modulesPath}`, alice, { pid: ceiling.pid }))],
     // S1's cost split: ceiling (node:http) → floor (+ Effect's HttpApi stack) → floor-mw (+ our middleware) → S1 (+ the handler's work).
     ["floor", () => load(window(`${floors.floor.base}${modulesPath}`, alice, { pid: floors.floor.child.pid }))],
     ...["floor-mw", ...FLOOR_MW_WITHOUT.map((w) => `floor-mw-${w}`)].map((mode) =>
       [mode, () => load(window(`${floors[mode].base}${modulesPath}`, alice, { pid: floors[mode].child.pid }))]),
-    ["S1", () => load(window(`${base}${modulesPath}`, alice, { pid: gw, postgres: Boolean(databaseUrl) }))],
+    ["S1", () => load(window(`${base}${modulesPath}`, alice, onGateway))],
     ...(twinBase ? [["twin", () => load(window(`${twinBase}${formsPath(S1)}`, alice, { pid: twin.pid, postgres: true }))]] : []),
-    ["S2", () => load(window(`${base}${formsPath(S1)}`, alice, { pid: gw, postgres: Boolean(databaseUrl) }))],
+    ["S2", () => load(window(`${base}${formsPath(S1)}`, alice, onGateway))],
     ["S3", () => load(window(`${base}${formsPath(S2)}`, alice, {
       method: "POST",
       body: formBody.replace("310000000000000102", "310000000000000202"),
       headers: { "content-type": "application/json" },
-      pid: gw,
-      postgres: Boolean(databaseUrl)
+      ...onGateway
     }))],
-    ["S4", () => load(window(`${base}/auth/idp/token/check`, alice, { method: "POST", pid: gw, postgres: Boolean(databaseUrl) }))],
-    ["S5", () => load(window(`${base}${logsPath}`, alice, { paths: logPaths, pid: gw, postgres: Boolean(databaseUrl) }))],
+    ["S4", () => load(window(`${base}/auth/idp/token/check`, alice, { method: "POST", ...onGateway }))],
+    ["S5", () => load(window(`${base}${logsPath}`, alice, { paths: logPaths, ...onGateway }))],
     // The audit pages again at 8 connections: the issue's latency target there is a p50 of 10 ms.
-    ["S5-8", () => load(window(`${base}${logsPath}`, alice, { paths: logPaths, connections: 8, pid: gw, postgres: Boolean(databaseUrl) }))]
+    ["S5-8", () => load(window(`${base}${logsPath}`, alice, { paths: logPaths, connections: 8, ...onGateway }))]
   ]
   const results = Object.fromEntries(windows.map(([n]) => [n, []]))
   // BENCH_ONLY=S1,ceiling runs only those windows (profiling); floor-mw brings its BENCH_FLOOR_MW_WITHOUT windows.
