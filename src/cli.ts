@@ -49,7 +49,7 @@ const keyringOf = (config: AppConfigShape) =>
 /** Database, cipher, registry and the platform client, from the same configuration as the server. */
 const Env = Layer.unwrap(Effect.gen(function*() {
   const config = yield* loadConfig
-  const db = DatabaseLive({ url: config.databaseUrl, dataDir: config.dataDir })
+  const db = DatabaseLive({ url: config.databaseUrl, dataDir: config.dataDir, maxConnections: config.databasePoolSize, applicationName: "gateway-cli" })
   const cipher = Cipher.layer(yield* keyringOf(config))
   const base = Layer.mergeAll(BotsSql, TaskboardPairingsSql).pipe(Layer.provideMerge(cipher), Layer.provideMerge(db))
   const chat = ChatPlatformDiscord.layer(SandboxMode.of(config).platform).pipe(Layer.provide(FetchHttpClient.layer))

@@ -95,7 +95,12 @@ const counters = (config: AppConfigShape) =>
 export const liveCapabilities = (
   config: AppConfigShape,
   keyring: Keyring,
-  db: Layer.Layer<SqlClient.SqlClient, unknown> = DatabaseLive({ url: config.databaseUrl, dataDir: config.dataDir }),
+  db: Layer.Layer<SqlClient.SqlClient, unknown> = DatabaseLive({
+    url: config.databaseUrl,
+    dataDir: config.dataDir,
+    maxConnections: config.databasePoolSize,
+    applicationName: `gateway-${config.role}`
+  }),
   /** The job engine's own settings (tests: a pg-boss schema per suite on a shared PostgreSQL, quicker polling). */
   jobOptions: JobEnginePgBossOptions = {}
 ) => {

@@ -185,7 +185,12 @@ describe("cli without a database", () => {
  * extended-protocol queries then interleave, e.g. pg-boss's "portal cannot be run".)
  */
 const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? ""
-const sharedDatabase = async (admin: string): Promise<{ readonly url: string; readonly close: () => Promise<void> }> => {
+const sharedDatabase = async (admin: string): Promise<{
+  readonly url: string
+  /** Connections to this database by `application_name`. */
+  readonly connections: () => Promise<Record<string, number>>
+  readonly close: () => Promise<void>
+}> => {
   const name = `gateway_cli_${randomBytes(6).toString("hex")}`
   const scope = Effect.runSync(Scope.make())
   const sql = await Effect.runPromise(PgClient.make({ url: Redacted.make(admin), maxConnections: 1 }).pipe(Effect.provide(Reactivity.layer), Scope.provide(scope)))
@@ -194,6 +199,11 @@ const sharedDatabase = async (admin: string): Promise<{ readonly url: string; re
   url.pathname = `/${name}`
   return {
     url: url.toString(),
+    connections: async () => {
+      const rows = await Effect.runPromise(sql<{ name: string; n: number }>`SELECT application_name AS name, count(*)::int AS n
+        FROM pg_stat_activity WHERE datname = ${name} GROUP BY 1`)
+      return Object.fromEntries(rows.map((r) => [r.name, r.n]))
+    },
     close: async () => {
       await Effect.runPromise(sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).pipe(Effect.ignore))
       await Effect.runPromise(Scope.close(scope, Exit.void))
@@ -208,7 +218,7 @@ describe("a running server and the CLI on one database", () => {
   if (TEST_DATABASE_URL === "") {
     console.warn("TEST_DATABASE_URL is not set: the server-and-CLI test is skipped (test/sql/RegistryChanges.test.ts covers the registry's TTL on PGlite)")
   }
-  it.skipIf(TEST_DATABASE_URL === "")("the server stops serving a bot the CLI removed, and serves it again once re-added, within seconds", async () => {
+  it.skipIf(TEST_DATABASE_URL === "")("the server stops serving a bot the CLI removed, and serves it again once re-added, within seconds; it holds at most DATABASE_POOL_SIZE connections", async () => {
     const db = await sharedDatabase(TEST_DATABASE_URL)
     processes.onCleanUp(db.close)
     const dataDir = processes.tempDir("gateway-cli-server-")
@@ -218,7 +228,7 @@ describe("a running server and the CLI on one database", () => {
 
     const server = processes.spawn(process.execPath, [join(OUT, "main.mjs")], {
       cwd: ROOT,
-      env: cleanEnv({ ...env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "Warn" })
+      env: cleanEnv({ ...env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "Warn", DATABASE_POOL_SIZE: "3" })
     })
     const output = () => server.output().all
     const deadline = Date.now() + 60_000
@@ -262,5 +272,21 @@ describe("a running server and the CLI on one database", () => {
     // The CLI and the server share the registry: the list the CLI prints is the server's.
     const list = await runCli(env, ["bots", "list"])
     assert.match(list.stdout, new RegExp(`^${BOT2_ID}\\t`, "m"))
+
+    // DATABASE_POOL_SIZE=3: 60 readiness checks at once (each a statement) and the job engine's
+    // own work never take more; the connections carry the process's role as application_name.
+    let most = 0
+    const sampling = (async () => {
+      for (let i = 0; i < 40; i++) {
+        most = Math.max(most, (await db.connections())["gateway-all"] ?? 0)
+        await sleep(10)
+      }
+    })()
+    const ready = await Promise.all(Array.from({ length: 60 }, () =>
+      fetch(`${url}/readyz`, { headers: { "user-agent": "cli-test" } }).then((r) => r.status)))
+    await sampling
+    assert.deepStrictEqual([...new Set(ready)], [200])
+    assert.isAtLeast(most, 1, JSON.stringify(await db.connections()))
+    assert.isAtMost(most, 3, JSON.stringify(await db.connections()))
   }, 180_000)
 })

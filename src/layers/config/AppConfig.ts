@@ -21,6 +21,11 @@ export interface AppConfigShape {
   readonly host: string
   readonly publicUrl: string
   readonly databaseUrl: Redacted.Redacted<string> | undefined
+  /**
+   * DATABASE_POOL_SIZE (default 10): the most PostgreSQL connections this process holds, the job
+   * engine's included (it shares the pool). Unused with the embedded database (one connection).
+   */
+  readonly databasePoolSize?: number | undefined
   readonly dataDir: string
   readonly redisUrl: string | undefined
   /** Prefix of every key the gateway writes to Redis, so several deployments can share one Redis. */
@@ -122,12 +127,19 @@ const databaseUrl = Config.option(Config.Redacted("DATABASE_URL")).pipe(
   })
 )
 
+/** Two at least: a transaction holds one while the job engine's statements run outside it on another. */
+const databasePoolSize = Config.Int("DATABASE_POOL_SIZE").pipe(
+  Config.withDefault(10),
+  Config.map((n) => n >= 2 && n <= 1000 ? n : invalid("DATABASE_POOL_SIZE", `expected a whole number of connections from 2 to 1000, got ${n}`))
+)
+
 /** The variables, each parsed on its own so that every bad one is reported (`loadConfig`). */
 const fields = {
   port: Config.Port("PORT").pipe(Config.withDefault(8080)),
   host: Config.String("HOST").pipe(Config.withDefault("127.0.0.1")),
   publicUrl: optionalString("PUBLIC_URL"),
   databaseUrl,
+  databasePoolSize,
   dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./.data")),
   redisUrl: optionalString("REDIS_URL"),
   redisKeyPrefix: Config.String("REDIS_KEY_PREFIX").pipe(Config.withDefault("gateway:")),

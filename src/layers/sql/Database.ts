@@ -12,22 +12,25 @@ import { MigrationsLayer } from "../migrations/Migrations.ts"
 export interface DatabaseOptions {
   readonly url: Redacted.Redacted<string> | undefined
   readonly dataDir: string
-  readonly maxConnections?: number
+  /** The pool's size on PostgreSQL (DATABASE_POOL_SIZE; default 10). The embedded database serves one. */
+  readonly maxConnections?: number | undefined
+  /** `application_name` of the connections, as `pg_stat_activity` shows them (`gateway-api`, …). */
+  readonly applicationName?: string | undefined
 }
 
-const pg = (url: Redacted.Redacted<string>, maxConnections: number) =>
-  PgClient.layer({ url: Redacted.make(Redacted.value(url)), maxConnections, connectTimeout: "5 seconds" })
+const pg = (url: Redacted.Redacted<string>, maxConnections: number, applicationName: string | undefined) =>
+  PgClient.layer({ url: Redacted.make(Redacted.value(url)), maxConnections, connectTimeout: "5 seconds", applicationName })
 
 /** The SqlClient, migrated. */
 export const DatabaseLive = (
   options: DatabaseOptions
 ): Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, SqlError | Error> => {
   const client = options.url !== undefined
-    ? pg(options.url, options.maxConnections ?? 10)
+    ? pg(options.url, options.maxConnections ?? 10, options.applicationName)
     : Layer.unwrap(Effect.gen(function*() {
       const { embeddedPostgres } = yield* Effect.promise(() => import("./Embedded.ts"))
       const url = yield* embeddedPostgres(options.dataDir)
-      return pg(url, 1)
+      return pg(url, 1, options.applicationName)
     }))
   return MigrationsLayer.pipe(Layer.provideMerge(client))
 }
