@@ -78,6 +78,14 @@ export interface AuditRow {
   readonly event_string: string
 }
 
+/** The scope's counter row that the forms limit reads (migration 0010), kept by triggers on `forms`; undefined: no row. */
+export const formCounter = (serverId: string, botId = BOT) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ n: string }>`SELECT n::text AS n FROM form_counts WHERE bot_id = ${botId} AND server_id = ${serverId}`
+    return rows[0] === undefined ? undefined : Number(rows[0].n)
+  })
+
 export const auditRows = (serverId: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient

@@ -13,9 +13,9 @@ import { Deferred, Duration, Effect, Fiber, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { AuditLogSql } from "../../src/layers/sql/AuditLogSql.ts"
 import { FormsRepoSql } from "../../src/layers/sql/FormsRepoSql.ts"
-import { FormsLimitReached, FormsRepo } from "../../src/services/FormsRepo.ts"
+import { formEventString, FormsLimitReached, FormsRepo } from "../../src/services/FormsRepo.ts"
 import type { FormAudit } from "../../src/services/FormsRepo.ts"
-import { auditRows, BOT, formData, step } from "../forms/fixtures.ts"
+import { auditRows, BOT, formCounter, formData, step } from "../forms/fixtures.ts"
 import { testDb } from "../utils/Db.ts"
 
 const onPostgres = process.env.TEST_DATABASE_URL !== undefined && process.env.TEST_DATABASE_URL !== ""
@@ -23,13 +23,6 @@ if (!onPostgres) console.warn("TEST_DATABASE_URL is not set: the one-scope race 
 
 const actor = { userId: "500000000000000001", userName: "manager", avatar: null }
 const audited = (eventType: FormAudit["eventType"]): FormAudit => ({ actor, eventType })
-
-const counter = (serverId: string) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ n: string }>`SELECT n::text AS n FROM form_counts WHERE bot_id = ${BOT} AND server_id = ${serverId}`
-    return rows[0] === undefined ? undefined : Number(rows[0].n)
-  })
 
 const titles = (serverId: string) =>
   Effect.gen(function*() {
@@ -61,8 +54,8 @@ layer(env, { excludeTestServices: true, timeout: 120_000 })("form writes of one 
         const sql = yield* SqlClient.SqlClient
         const repo = yield* FormsRepo
         const scope = { botId: BOT, serverId: "830000000000000001" }
-        yield* repo.create(scope, formData("One"), 3, audited("PUSH"))
-        yield* repo.create(scope, formData("Two"), 3, audited("PUSH"))
+        const one = yield* repo.create(scope, formData("One"), 3, audited("PUSH"))
+        const two = yield* repo.create(scope, formData("Two"), 3, audited("PUSH"))
         // Another writer's form, not yet committed: it holds the scope's counter row at 3.
         const release = yield* Deferred.make<void>()
         const inserted = yield* Deferred.make<number>()
@@ -81,11 +74,11 @@ layer(env, { excludeTestServices: true, timeout: 120_000 })("form writes of one 
         assert.instanceOf(refused, FormsLimitReached)
         assert.strictEqual((refused as FormsLimitReached).limit, 3)
         assert.deepStrictEqual(yield* titles(scope.serverId), ["One", "Two", "Other"])
-        assert.strictEqual(yield* counter(scope.serverId), 3)
-        assert.deepStrictEqual((yield* auditRows(scope.serverId)).map((r) => r.event_string), [
-          `Created form "One" (#${(yield* sql<{ id: string }>`SELECT workflow_id::text AS id FROM forms WHERE title = 'One' AND server_id = ${scope.serverId}`)[0]!.id})`,
-          `Created form "Two" (#${(yield* sql<{ id: string }>`SELECT workflow_id::text AS id FROM forms WHERE title = 'Two' AND server_id = ${scope.serverId}`)[0]!.id})`
-        ])
+        assert.strictEqual(yield* formCounter(scope.serverId), 3)
+        assert.deepStrictEqual(
+          (yield* auditRows(scope.serverId)).map((r) => r.event_string),
+          [one, two].map((f) => formEventString("PUSH", f))
+        )
         assert.strictEqual(
           (yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM form_steps s JOIN forms f USING (workflow_id) WHERE f.server_id = ${scope.serverId}`)[0]!.n,
           0
@@ -98,7 +91,7 @@ layer(env, { excludeTestServices: true, timeout: 120_000 })("form writes of one 
         yield* sql`DELETE FROM forms WHERE server_id = ${scope.serverId} AND title = 'Other'`
         const again = yield* repo.create(scope, formData("Again"), 3, audited("PUSH"))
         assert.strictEqual(again.title, "Again")
-        assert.strictEqual(yield* counter(scope.serverId), 3)
+        assert.strictEqual(yield* formCounter(scope.serverId), 3)
       })
   )
 
@@ -133,7 +126,7 @@ layer(env, { excludeTestServices: true, timeout: 120_000 })("form writes of one 
         // 30 + 3 × 8 created, 3 × 2 deleted; 24 renamed.
         assert.strictEqual(forms.length, 30 + 24 - 6)
         assert.strictEqual(forms.filter((t) => t.startsWith("Renamed")).length, 24)
-        assert.strictEqual(yield* counter(scope.serverId), forms.length)
+        assert.strictEqual(yield* formCounter(scope.serverId), forms.length)
         const kinds = (yield* auditRows(scope.serverId)).map((r) => r.event_string.split(" ")[0])
         assert.deepStrictEqual(
           { created: kinds.filter((k) => k === "Created").length, updated: kinds.filter((k) => k === "Updated").length, deleted: kinds.filter((k) => k === "Deleted").length },

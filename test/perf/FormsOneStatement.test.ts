@@ -15,7 +15,7 @@ import { FormsRepoSql } from "../../src/layers/sql/FormsRepoSql.ts"
 import { AuditLog } from "../../src/services/AuditLog.ts"
 import { Forms, FormsSettings } from "../../src/services/Forms.ts"
 import { formEventString, FormsLimitReached, FormsRepo } from "../../src/services/FormsRepo.ts"
-import { access, auditRows, BOT, formData, input, step, TaskBoardFake, TEXT } from "../forms/fixtures.ts"
+import { access, auditRows, BOT, formCounter, formData, input, step, TaskBoardFake, TEXT } from "../forms/fixtures.ts"
 import { dbKinds, rawDb, testDb } from "../utils/Db.ts"
 
 const server = (n: number) => `82000000000000000${n}`
@@ -25,14 +25,6 @@ const formCount = (serverId: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     return (yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM forms WHERE server_id = ${serverId}`)[0]!.n
-  })
-
-/** The scope's counter row that the limit reads (migration 0010), kept by triggers on `forms`. */
-const counter = (serverId: string) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ n: bigint }>`SELECT n FROM form_counts WHERE bot_id = ${BOT} AND server_id = ${serverId}`
-    return rows[0] === undefined ? undefined : Number(rows[0].n)
   })
 
 /** What the audit log itself reports for a server (its counters: page_max at page_size 1). */
@@ -174,7 +166,7 @@ for (const kind of dbKinds) {
         yield* forms.remove(a, first)
         yield* forms.create(a, input({ title: "Again" }))
         assert.strictEqual(yield* formCount(a.serverId), 3)
-        assert.strictEqual(yield* counter(a.serverId), 3)
+        assert.strictEqual(yield* formCounter(a.serverId), 3)
       }))
 
     it.effect("12 concurrent PATCHes: the final form is exactly one of them, 12 entries", () =>
@@ -258,26 +250,26 @@ for (const kind of dbKinds) {
           }
         }
         yield* run({ loader: Migrator.fromRecord(migrations), table: "gateway_migrations" })
-        assert.deepStrictEqual([yield* counter("s1"), yield* counter("s2"), yield* counter("s3")], [3, 1, undefined])
+        assert.deepStrictEqual([yield* formCounter("s1"), yield* formCounter("s2"), yield* formCounter("s3")], [3, 1, undefined])
 
         const repo = yield* Effect.provide(Effect.service(FormsRepo), FormsRepoSql)
         assert.instanceOf(yield* Effect.flip(repo.create({ botId: BOT, serverId: "s1" }, formData("Fourth"), 3)), FormsLimitReached)
         const second = yield* repo.create({ botId: BOT, serverId: "s2" }, formData("Second"), 3)
-        assert.strictEqual(yield* counter("s2"), 2)
+        assert.strictEqual(yield* formCounter("s2"), 2)
         yield* sql`DELETE FROM forms WHERE server_id = 's1' AND title = 'F0'`
-        assert.strictEqual(yield* counter("s1"), 2)
+        assert.strictEqual(yield* formCounter("s1"), 2)
         yield* repo.create({ botId: BOT, serverId: "s1" }, formData("Third again"), 3)
-        assert.strictEqual(yield* counter("s1"), 3)
+        assert.strictEqual(yield* formCounter("s1"), 3)
         assert.isTrue(Option.isSome(yield* repo.remove({ botId: BOT, serverId: "s2" }, second.workflow_id)))
-        assert.strictEqual(yield* counter("s2"), 1)
+        assert.strictEqual(yield* formCounter("s2"), 1)
         // Scopes are fixed: moving a form would desynchronise the counts, so the database refuses it.
         const moved = yield* Effect.exit(sql`UPDATE forms SET server_id = 's9' WHERE server_id = 's2'`)
         assert.isTrue(Exit.isFailure(moved))
         assert.strictEqual((yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM forms WHERE server_id = 's9'`)[0]!.n, 0)
         yield* sql`TRUNCATE forms CASCADE`
-        assert.strictEqual(yield* counter("s1"), undefined)
+        assert.strictEqual(yield* formCounter("s1"), undefined)
         yield* repo.create({ botId: BOT, serverId: "s1" }, formData("After truncate"), 1)
-        assert.strictEqual(yield* counter("s1"), 1)
+        assert.strictEqual(yield* formCounter("s1"), 1)
       }))
   })
 }
