@@ -165,12 +165,42 @@ const defaultMessage: Record<number, string> = {
 const isJson = (res: HttpServerResponse.HttpServerResponse) =>
   (res.headers["content-type"] ?? "").startsWith("application/json")
 
-const gatewayPath = (url: string) => url.startsWith("/api/") || url.startsWith("/auth/")
+/**
+ * The path as the router matches it (FindMyWay: absolute form reduced to its path, cut at `?`, `;`
+ * or `#`, %xx decoded, repeated slashes merged, case ignored), so that no spelling of a gateway
+ * path (`/API/…`, `/%61pi/…`, `//api/…`, `http://host/api/…`) reaches a handler past the guards.
+ */
+const routedPath = (url: string): string => {
+  let path = url.charCodeAt(0) === 47 ? url : url.replace(/^https?:\/\/.*?\//i, "/")
+  const end = path.slice(1).search(/[?;#]/)
+  if (end >= 0) path = path.slice(0, end + 1)
+  try {
+    path = decodeURI(path)
+  } catch {
+    // Malformed %xx: the router matches nothing either (404).
+  }
+  return path.replace(/\/{2,}/g, "/").toLowerCase()
+}
+
+/** Plain code on every request: the usual spelling is answered without normalising. */
+const gatewayPath = (url: string) => {
+  if (url.startsWith("/api/") || url.startsWith("/auth/")) return true
+  const path = routedPath(url)
+  return path.startsWith("/api/") || path.startsWith("/auth/")
+}
+const tokenPath = (url: string) =>
+  url.startsWith("/auth/idp/token") || (!url.startsWith("/api/") && routedPath(url).startsWith("/auth/idp/token"))
 
 /** The body limit (1 MiB), provided to every request's handler by `GlobalMiddleware`. */
 export const MAX_BODY_SIZE = ByteSize.bytes(MAX_BODY_BYTES)
 const timedOut = () => envelope(408, "The request took too long; retry.")
 const cutAnswer = () => envelope(499, "The request was cut before its answer: the client went away or the gateway shut down.")
+
+/** `application/json`, or a JSON-based type (`application/merge-patch+json`); not `application/notjson`. */
+const isJsonMediaType = (type: string | undefined) => {
+  const media = (type ?? "").toLowerCase().split(";")[0]!.trim()
+  return media === "application/json" || /^application\/[a-z0-9.!#$&^_-]+\+json$/.test(media)
+}
 
 /** The guards of `/api` and `/auth` requests, before the handler: an answer, or undefined to go on. */
 const guard = (
@@ -194,7 +224,7 @@ const guard = (
     if (length > MAX_BODY_BYTES) return envelope(413, defaultMessage[413]!)
     const type = headers["content-type"]
     const hasBody = length > 0 || headers["transfer-encoding"] !== undefined
-    if (hasBody && !(type ?? "").toLowerCase().split(";")[0]!.trim().endsWith("json")) {
+    if (hasBody && !isJsonMediaType(type)) {
       return envelope(415, defaultMessage[415]!)
     }
   }
@@ -226,7 +256,7 @@ const finish = (
     const seconds = retryAfterOf(response)
     if (seconds !== undefined) response = HttpServerResponse.setHeader(response, "retry-after", String(seconds))
   }
-  if (url.startsWith("/auth/idp/token")) {
+  if (tokenPath(url)) {
     response = HttpServerResponse.setHeader(HttpServerResponse.setHeader(response, "cache-control", "no-store"), "pragma", "no-cache")
   }
   response = HttpServerResponse.setHeader(response, "x-request-id", requestId)

@@ -22,17 +22,32 @@ const problem = (path: string, where: string): Problem => ({
   additionalProperties: { path: shown(path), in: where }
 })
 
-/** Paths (`steps[2].string`) of the strings and keys in a parsed JSON value that hold U+0000. */
+/** On nulPaths' stack: the path beside it is a key that holds U+0000. */
+const NUL_KEY: unique symbol = Symbol("NUL_KEY")
+
+/**
+ * Paths (`steps[2].string`) of the strings and keys in a parsed JSON value that hold U+0000, in
+ * document order. A loop over an explicit stack, not recursion: JSON.parse accepts a body nested
+ * thousands deep, which would overflow the call stack (a 500) before the 400 is written.
+ */
 export const nulPaths = (value: unknown, path = "", out: Array<string> = []): Array<string> => {
-  if (typeof value === "string") {
-    if (value.includes(NUL)) out.push(path)
-  } else if (Array.isArray(value)) {
-    value.forEach((item, i) => nulPaths(item, `${path}[${i}]`, out))
-  } else if (typeof value === "object" && value !== null) {
-    for (const [key, item] of Object.entries(value)) {
-      const at = path === "" ? key : `${path}.${key}`
-      if (key.includes(NUL)) out.push(at)
-      else nulPaths(item, at, out)
+  // Children pushed last-first, so they are visited (and reported) in document order.
+  const stack: Array<readonly [unknown, string]> = [[value, path]]
+  while (stack.length > 0) {
+    const [node, at] = stack.pop()!
+    if (node === NUL_KEY) {
+      out.push(at)
+    } else if (typeof node === "string") {
+      if (node.includes(NUL)) out.push(at)
+    } else if (Array.isArray(node)) {
+      for (let i = node.length - 1; i >= 0; i--) stack.push([node[i], `${at}[${i}]`])
+    } else if (typeof node === "object" && node !== null) {
+      const entries = Object.entries(node)
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, item] = entries[i]!
+        const child = at === "" ? key : `${at}.${key}`
+        stack.push(key.includes(NUL) ? [NUL_KEY, child] : [item, child])
+      }
     }
   }
   return out
