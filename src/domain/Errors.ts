@@ -117,11 +117,12 @@ export class TooManyRequests extends Schema.TaggedError<TooManyRequests>()("TooM
   static readonly wire = wire(TooManyRequests, "TooManyRequests", 429)
 }
 export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()("ServiceUnavailable", Problems) {
-  /** `retryAfterSeconds` also becomes the `Retry-After` header (see http/Envelope.ts). */
-  static of(message: string, retryAfterSeconds?: number) {
-    return new ServiceUnavailable(
-      msg(message, retryAfterSeconds === undefined ? undefined : { retry_after: retryAfterSeconds })
-    )
+  /**
+   * `retryAfterSeconds` also becomes the `Retry-After` header (see http/Envelope.ts). Required:
+   * decisions.md has every 503 carry both, whatever failed.
+   */
+  static of(message: string, retryAfterSeconds: number) {
+    return new ServiceUnavailable(msg(message, { retry_after: retryAfterSeconds }))
   }
   static readonly wire = wire(ServiceUnavailable, "ServiceUnavailable", 503)
 }

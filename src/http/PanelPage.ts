@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { envelope } from "./Envelope.ts"
 import { asset, IMMUTABLE, respond } from "./StaticAsset.ts"
 import type { Asset } from "./StaticAsset.ts"
 
@@ -16,6 +17,8 @@ export interface PanelOptions {
   readonly publicUrl: string
   /** The chat platform's image host for server and bot icons; undefined shows initials (the sandbox has none). */
   readonly iconHost?: string | undefined
+  /** Where to look for the bundle (tests); by default beside the gateway's bundle, then dist/panel. */
+  readonly bundleDirs?: ReadonlyArray<string> | undefined
 }
 
 /** Where the bundle is: beside dist/main.mjs, or dist/panel when running from src/http. */
@@ -42,7 +45,7 @@ const securityHeaders = (iconHost: string | undefined) => ({
 })
 
 const load = (options: PanelOptions): Map<string, Asset> | undefined => {
-  const dir = candidates().find((d) => existsSync(`${d}app.js`) && existsSync(`${d}app.css`))
+  const dir = (options.bundleDirs ?? candidates()).find((d) => existsSync(`${d}app.js`) && existsSync(`${d}app.css`))
   if (dir === undefined) return undefined
   const script = asset(readFileSync(`${dir}app.js`, "utf8"), "text/javascript; charset=utf-8", IMMUTABLE)
   const style = asset(readFileSync(`${dir}app.css`, "utf8"), "text/css; charset=utf-8", IMMUTABLE)
@@ -72,8 +75,9 @@ const load = (options: PanelOptions): Map<string, Asset> | undefined => {
   return new Map<string, Asset>([["shell", shell], [scriptPath, script], [stylePath, style]])
 }
 
-const NOT_BUILT = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Control panel not built</title></head>` +
-  `<body><h1>The control panel is not built</h1><p>Run <code>npm run build</code> (or <code>npm start</code>), then reload.</p></body></html>`
+/** No bundle: an operator's fix (a build), so the envelope every error has, with a Retry-After like every 503. */
+const notBuilt = () =>
+  envelope(503, "The control panel is not built: run `npm run build` (or `npm start`), then reload.", { retry_after: 60 })
 
 /** GET /app, /app/* (the shell) and /app/assets/* (the bundle). */
 export const PanelRoutes = (options: PanelOptions) =>
@@ -83,7 +87,7 @@ export const PanelRoutes = (options: PanelOptions) =>
     const serve = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       assets ??= load(options)
-      if (assets === undefined) return HttpServerResponse.html(NOT_BUILT).pipe(HttpServerResponse.setStatus(503))
+      if (assets === undefined) return notBuilt()
       const path = request.url.split("?")[0]!
       if (path.startsWith("/app/assets/")) {
         const found = assets.get(path)

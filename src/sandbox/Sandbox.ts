@@ -26,7 +26,7 @@ export { DiscordState, DiscordStore, SANDBOX_DISCORD_API, SANDBOX_DISCORD_AUTHOR
 const FaultBody = Schema.Struct({
   route: Schema.String,
   count: Schema.optionalKey(Schema.Int),
-  kind: Schema.Literals(["429", "500", "hang", "401", "403"]),
+  kind: Schema.Literals(["400", "429", "500", "hang", "401", "403"]),
   retry_after: Schema.optionalKey(Schema.Number),
   global: Schema.optionalKey(Schema.Boolean),
   path: Schema.optionalKey(Schema.String)

@@ -8,7 +8,7 @@ import { Context, Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { bucketHash } from "./DiscordState.ts"
 
-export type FaultKind = "429" | "500" | "hang" | "401" | "403"
+export type FaultKind = "400" | "429" | "500" | "hang" | "401" | "403"
 
 export interface Fault {
   /** Route name (`"GET /users/@me/guilds"`) or `"*"`. */
@@ -90,6 +90,9 @@ const faultResponse = (fault: Fault, routeName: string): Effect.Effect<HttpServe
       return Effect.never
     case "401":
       return Effect.succeed(HttpServerResponse.jsonUnsafe({ message: "401: Unauthorized", code: 0 }, { status: 401 }))
+    case "400":
+      // Discord's answer to a request it refuses as malformed (50035 "Invalid Form Body").
+      return Effect.succeed(HttpServerResponse.jsonUnsafe({ message: "Invalid Form Body", code: 50035 }, { status: 400 }))
     case "403":
       return Effect.succeed(HttpServerResponse.jsonUnsafe({ message: "Missing Access", code: 50001 }, { status: 403 }))
     case "500":

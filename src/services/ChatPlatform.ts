@@ -204,4 +204,4 @@ export const rejectedToApiError = (e: PlatformRejected, what: string, credential
     ? Unauthorized.of("The chat platform refused the stored credentials; sign in again.")
     : e.status === 401
     ? ServiceUnavailable.of("The chat platform refused the bot's token; an operator must register the bot again.", 60)
-    : ServiceUnavailable.of(`The chat platform refused the request for ${what} (${e.status}).`)
+    : ServiceUnavailable.of(`The chat platform refused the request for ${what} (${e.status}).`, 10)

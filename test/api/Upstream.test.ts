@@ -32,7 +32,7 @@ const sandbox = (method: string, path: string, body?: unknown) =>
   })
 const stats = sandbox("GET", "/sandbox/stats") as Effect.Effect<{ calls: Record<string, number>; status429: number; invalid: number }, never, TestApp>
 const resetStats = sandbox("DELETE", "/sandbox/stats")
-const fault = (route: string, kind: "429" | "500" | "hang" | "401", count: number, retryAfter?: number) =>
+const fault = (route: string, kind: "400" | "429" | "500" | "hang" | "401", count: number, retryAfter?: number) =>
   sandbox("POST", "/sandbox/faults", { route, kind, count, ...(retryAfter === undefined ? {} : { retry_after: retryAfter }) })
 
 const serverPath = (bot: string, server: string) => `/bots/${bot}/servers/${server}`
@@ -111,6 +111,22 @@ for (const db of dbKinds) {
         const s = yield* stats
         assert.strictEqual(s.calls["GET /guilds/{id}/channels"], 3, "a GET is retried twice, then given up")
         const recovered = yield* get(BOB_ID, serverPath(BOT1_ID, S3_ID))
+        assert.strictEqual(recovered.status, 200, JSON.stringify(recovered.body))
+      }))
+
+    // decisions.md: every 503 carries Retry-After and additionalProperties.retry_after, whatever failed.
+    it.effect("a platform refusal other than 401/403/404 (a 400) → 503 with Retry-After, not retried", () =>
+      Effect.gen(function*() {
+        yield* tokenOf(BOB_ID)
+        yield* resetStats
+        yield* fault("GET /guilds/{id}/channels", "400", 1)
+        // Bot 2's view of server 3: read by no test before this one, so not cached.
+        const r = yield* get(BOB_ID, serverPath(BOT2_ID, S3_ID))
+        assertEnvelope(r, 503, "Service Unavailable")
+        assert.strictEqual(r.headers.get("retry-after"), "10")
+        assert.strictEqual(r.body.errors[0].additionalProperties?.retry_after, 10)
+        assert.strictEqual((yield* stats).calls["GET /guilds/{id}/channels"], 1)
+        const recovered = yield* get(BOB_ID, serverPath(BOT2_ID, S3_ID))
         assert.strictEqual(recovered.status, 200, JSON.stringify(recovered.body))
       }))
 

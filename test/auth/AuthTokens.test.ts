@@ -146,7 +146,7 @@ describe("Auth: refresh, check, revoke", () => {
 
   it.effect("storage unreachable → 503", () => {
     const fake = makeFakePlatform()
-    const down = Effect.fail(ServiceUnavailable.of("down"))
+    const down = Effect.fail(ServiceUnavailable.of("down", 5))
     const broken = Layer.succeed(TokenStore, TokenStore.of({
       resolveAccess: () => down,
       familyOf: () => down,

@@ -107,7 +107,7 @@ export const feedsRepoContract = (name: string, repoLayer: Layer.Layer<FeedsRepo
         const repo = yield* FeedsRepo
         const s = { ...scope, module: "microblog" } as const
         const failed = yield* repo.transaction(
-          Effect.andThen(repo.insert(feed("rolled-back", undefined, "microblog"), 50), Effect.fail(ServiceUnavailable.of("audit down")))
+          Effect.andThen(repo.insert(feed("rolled-back", undefined, "microblog"), 50), Effect.fail(ServiceUnavailable.of("audit down", 5)))
         ).pipe(Effect.flip)
         assert.strictEqual(failed._tag, "ServiceUnavailable")
         assert.strictEqual(yield* repo.count(s), 0)

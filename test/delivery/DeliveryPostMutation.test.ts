@@ -268,7 +268,7 @@ describe("DeliveryPost: the platform's refusals", () => {
   it.effect("a 503 (5xx) or no answer: retried with the fault's own message", () =>
     Effect.gen(function*() {
       for (const [error, why] of [
-        [ServiceUnavailable.of("the chat platform answered 502"), "the chat platform answered 502"],
+        [ServiceUnavailable.of("the chat platform answered 502", 5), "the chat platform answered 502"],
         [RequestTimeout.of("the chat platform did not answer within 1 second"), "the chat platform did not answer within 1 second"],
         [new ServiceUnavailable({ problems: [] }), "ServiceUnavailable"]
       ] as const) {

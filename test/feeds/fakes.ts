@@ -132,7 +132,7 @@ export const FEED_URL = "https://blog.test/feed.xml"
 /** "down" and "slow" simulate an unreachable and a timed-out source. */
 const fault = (source: string, input: string) =>
   input === "down"
-    ? Effect.fail(ServiceUnavailable.of(`The ${source} source is unreachable.`))
+    ? Effect.fail(ServiceUnavailable.of(`The ${source} source is unreachable.`, 5))
     : input === "slow"
     ? Effect.fail(RequestTimeout.of(`The ${source} source did not answer in time; retry.`))
     : undefined

@@ -62,7 +62,7 @@ export const AuditLogSqlFailing = Layer.effect(AuditLog, Effect.gen(function*() 
   const failure = yield* AuditFailure
   return AuditLog.of({
     append: (e) =>
-      Effect.andThen(real.append(e), failure.failing ? Effect.fail(ServiceUnavailable.of("audit log failed (test)")) : Effect.void),
+      Effect.andThen(real.append(e), failure.failing ? Effect.fail(ServiceUnavailable.of("audit log failed (test)", 5)) : Effect.void),
     query: real.query
   })
 })).pipe(

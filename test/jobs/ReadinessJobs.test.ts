@@ -34,7 +34,7 @@ describe("readiness with the job engine", () => {
 
   it.effect("503 when the database does not answer (the engine is not asked)", () =>
     Effect.gen(function*() {
-      const error = yield* Effect.flip(check(Effect.fail(ServiceUnavailable.of("The database is unavailable; retry later.")), Effect.die("not asked")))
+      const error = yield* Effect.flip(check(Effect.fail(ServiceUnavailable.of("The database is unavailable; retry later.", 5)), Effect.die("not asked")))
       assert.match(error.problems[0]!.message, /database/)
     }))
 })

@@ -52,7 +52,7 @@ const serviceLayer = Layer.effect(
   Effect.gen(function*() {
     const store = yield* AuditLogMemoryStore
     const guard = Effect.flatMap(Ref.get(store.unavailable), (down) =>
-      down ? Effect.fail(ServiceUnavailable.of("The audit log is unavailable; try again later.")) : Effect.void)
+      down ? Effect.fail(ServiceUnavailable.of("The audit log is unavailable; try again later.", 5)) : Effect.void)
     return AuditLog.of({
       append: (entry) =>
         guard.pipe(
