@@ -196,11 +196,11 @@ export const MAX_BODY_SIZE = ByteSize.bytes(MAX_BODY_BYTES)
 const timedOut = () => envelope(408, "The request took too long; retry.")
 const cutAnswer = () => envelope(499, "The request was cut before its answer: the client went away or the gateway shut down.")
 
-/** `application/json`, or a JSON-based type (`application/merge-patch+json`); not `application/notjson`. */
-const isJsonMediaType = (type: string | undefined) => {
-  const media = (type ?? "").toLowerCase().split(";")[0]!.trim()
-  return media === "application/json" || /^application\/[a-z0-9.!#$&^_-]+\+json$/.test(media)
-}
+/**
+ * `application/json`, with any parameters (`; charset=utf-8`), in any case. Nothing else, not even
+ * another JSON-based type (`application/merge-patch+json`): decisions.md asks for exactly this type.
+ */
+const isJsonMediaType = (type: string | undefined) => (type ?? "").split(";")[0]!.trim().toLowerCase() === "application/json"
 
 /** The guards of `/api` and `/auth` requests, before the handler: an answer, or undefined to go on. */
 const guard = (

@@ -252,6 +252,21 @@ layer(CapturedApp(logs, { role: "api" }), { excludeTestServices: true, timeout: 
         body: JSON.stringify({ title: "Not JSON", channel_id: S1_TEXT })
       }, { "user-agent": UA })
       assert.strictEqual(notJson.status, 415, notJson.body)
+      // Nor is another JSON-based type: the contract names application/json alone.
+      const mergePatch = yield* call({
+        method: "POST",
+        target: `${MODULES}/forms`,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/merge-patch+json" },
+        body: JSON.stringify({ title: "Merge patch", channel_id: S1_TEXT })
+      }, { "user-agent": UA })
+      assert.strictEqual(mergePatch.status, 415, mergePatch.body)
+      const withCharset = yield* call({
+        method: "POST",
+        target: `${MODULES}/forms`,
+        headers: { authorization: `Bearer ${token}`, "content-type": "Application/JSON ; charset=UTF-8" },
+        body: JSON.stringify({ title: "", channel_id: S1_TEXT })
+      }, { "user-agent": UA })
+      assert.strictEqual(withCharset.status, 400, withCharset.body)
       const check = yield* call({ method: "POST", target: "/AUTH/IDP/TOKEN/CHECK", headers: { authorization: token } }, { "user-agent": UA })
       assert.strictEqual(check.status, 200, check.body)
       assert.strictEqual(check.headers["cache-control"], "no-store")
