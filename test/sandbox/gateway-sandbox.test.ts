@@ -8,6 +8,8 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { request } from "node:http"
 import { ALICE_ID, BOT2_ID, BOT2_TOKEN, S1_ID, SANDBOX_CLIENT_ID, WEBHOOK_S1_ID, WEBHOOK_S1_TOKEN } from "../../src/sandbox/Seed.ts"
+import { GAMES } from "../../src/sandbox/sources/Seed.ts"
+import { S1_TEXT2 } from "../api/Contract.ts"
 import { json, raw, TestApp, tokenOf } from "../utils/TestApp.ts"
 
 const MODULES = ["photo", "forum", "rss", "streaming", "microblog", "video"] as const
@@ -22,7 +24,8 @@ layer(TestApp.layer({ capabilities: "memory" }), { excludeTestServices: true, ti
       const token = yield* tokenOf(ALICE_ID)
       const webhookUrl = `${app.url}/sandbox/discord/api/v10/webhooks/${WEBHOOK_S1_ID}/${WEBHOOK_S1_TOKEN}`
       for (const m of MODULES) {
-        for (const identifier of sources[m]!.slice(0, 2)) {
+        assert.isNotEmpty(sources[m], m)
+        for (const identifier of sources[m]!) {
           const created = yield* raw({
             method: "POST",
             token,
@@ -33,6 +36,19 @@ layer(TestApp.layer({ capabilities: "memory" }), { excludeTestServices: true, ti
           assert.strictEqual(created.status, 200, `${m} ${identifier}: ${JSON.stringify(body)}`)
         }
       }
+      // The listed games are names `filter_game` resolves: all of them in one feed.
+      const games = index.sources.games as Array<string>
+      assert.isNotEmpty(games)
+      const filtered = yield* raw({
+        method: "POST",
+        token,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ feed_identifier: sources["streaming"]![0], webhook_channel: S1_TEXT2, webhook_options: { filter_game: games } })
+      }, `/api/v1/bots/${BOT2_ID}/servers/${S1_ID}/modules/streaming/feeds`)
+      const filteredBody = yield* json(filtered)
+      assert.strictEqual(filtered.status, 200, JSON.stringify(filteredBody))
+      // Stored and answered as the games' ids (decisions.md "Feeds": names resolved on input).
+      assert.deepStrictEqual(filteredBody.webhook_options.filter_game, games.map((name) => GAMES.find((g) => g.name === name)!.id))
     }))
 
   it.effect("the listing is under PUBLIC_URL whatever Host the request names (behind a proxy)", () =>
