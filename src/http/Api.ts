@@ -30,21 +30,40 @@ const ExchangeHeaders = Schema.Struct({
   "x-code-verifier": Schema.optionalKey(Schema.String)
 })
 
+/**
+ * The login's query is taken as sent and checked by the sign-in service (services/AuthSignIn.ts),
+ * every parameter together with `redirect_uri`'s allowlist in one 400 that names each (decisions.md
+ * "Errors"): a schema here would answer its first failure alone. The document states the rules the
+ * service checks (`maxLength` counts code points in JSON Schema, as the service does).
+ */
+const LOGIN_RULES: Record<string, Record<string, unknown>> = {
+  state: { maxLength: 512 },
+  code_challenge: { pattern: "^[A-Za-z0-9_-]{43}$" },
+  code_challenge_method: { enum: ["S256"] }
+}
+const documentLoginRules = OpenApi.Transform.of((op) => {
+  for (const p of op.parameters ?? []) {
+    if (p.in === "query" && LOGIN_RULES[p.name] !== undefined) p.schema = { ...p.schema, ...LOGIN_RULES[p.name] }
+  }
+  return op
+})
+
 export class AuthGroup extends HttpApiGroup.make("auth")
   .add(
     HttpApiEndpoint.get("login", "/login", {
       query: {
         redirect_uri: Schema.optionalKey(Schema.String),
-        state: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(512))),
-        code_challenge: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^[A-Za-z0-9_-]{43}$/))),
-        code_challenge_method: Schema.optionalKey(Schema.Literal("S256"))
+        state: Schema.optionalKey(Schema.String),
+        code_challenge: Schema.optionalKey(Schema.String),
+        code_challenge_method: Schema.optionalKey(Schema.String)
       },
       success: HttpApiSchema.Empty(307),
       error: [BadRequest.wire, ...upstream]
     }).annotateMerge(OpenApi.annotations({
       summary: "Start a sign-in",
       description:
-        "Redirects (307) to the identity provider's authorization page (open it in a browser). `redirect_uri` must be on the allowlist (loopback URIs on any port). Sets the sign-in cookie."
+        "Redirects (307) to the identity provider's authorization page (open it in a browser). `redirect_uri` must be on the allowlist (loopback URIs on any port). Sets the sign-in cookie.",
+      transform: documentLoginRules
     })),
     HttpApiEndpoint.get("callback", "/callback", {
       query: {

@@ -28,18 +28,23 @@ export interface SignInCookie {
   }
 }
 
+/** The login's query parameters as the client sent them (AuthSignIn.ts checks each). */
+export interface LoginQuery {
+  readonly redirectUri: string | undefined
+  readonly state: string | undefined
+  readonly codeChallenge: string | undefined
+  readonly codeChallengeMethod: string | undefined
+}
+
 export type PlatformTokenError = Unauthorized | RequestTimeout | ServiceUnavailable
 
 export class Auth extends Context.Service<Auth, {
   /** The cookie name: `__Host-bmg_signin` over https, `bmg_signin` over plain http (`__Host-` needs Secure). */
   readonly cookieName: string
-  /** GET /auth/idp/login: the platform's authorize URL and the cookie binding this browser. */
-  readonly login: (input: {
-    readonly redirectUri: string | undefined
-    readonly state: string | undefined
-    readonly codeChallenge: string | undefined
-    readonly codeChallengeMethod: "S256" | undefined
-  }) => Effect.Effect<{ readonly location: string; readonly cookie: SignInCookie }, BadRequest | ServiceUnavailable>
+  /** GET /auth/idp/login, its query as sent: every problem in one 400, else nothing (nothing stored either). */
+  readonly checkLogin: (input: LoginQuery) => Effect.Effect<void, BadRequest>
+  /** GET /auth/idp/login: the platform's authorize URL and the cookie binding this browser (after `checkLogin`'s checks). */
+  readonly login: (input: LoginQuery) => Effect.Effect<{ readonly location: string; readonly cookie: SignInCookie }, BadRequest | ServiceUnavailable>
   /** GET /auth/idp/callback: where to send the browser (the client's redirect_uri with `code` or `error`). */
   readonly callback: (input: {
     readonly code: string | undefined

@@ -8,7 +8,8 @@ import { Duration, Effect, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
 import { BadRequest } from "../domain/Errors.ts"
 import type { Problem } from "../domain/Errors.ts"
-import type { Auth } from "./Auth.ts"
+import { codePoints } from "../domain/Text.ts"
+import type { Auth, LoginQuery } from "./Auth.ts"
 import { verifierAad } from "./AuthFamily.ts"
 import type { Families } from "./AuthFamily.ts"
 import { AuthSettings } from "./AuthSettings.ts"
@@ -20,8 +21,13 @@ import { newSecret, newToken, now, sha256Hex, TokenStore } from "./TokenStore.ts
 
 type Shape = Auth["Service"]
 
-/** The client's `state` is returned as sent: at most this long. */
+/**
+ * The client's `state` is returned as sent: at most this many characters (code points, decisions.md
+ * "Errors"). The rules here are the ones the OpenAPI document states for the login (http/Api.ts).
+ */
 const MAX_STATE = 512
+/** The longest sign-in state the callback looks up (ours are 43 characters). */
+const MAX_CALLBACK_STATE = 512
 /** BASE64URL(SHA-256(verifier)) without padding (RFC 7636 §4.2). */
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/
 const problem = (path: string, message: string): Problem => ({ message, additionalProperties: { path, in: "query" } })
@@ -42,9 +48,9 @@ export const makeSignIn = (families: Families) =>
     const cookieName = secure ? "__Host-bmg_signin" : "bmg_signin"
     const callbackUrl = `${settings.publicUrl}/auth/idp/callback`
 
-    const login: Shape["login"] = (input) =>
-      Effect.gen(function*() {
-        // Every problem in one answer, before anything is stored (decisions.md "Errors").
+    /** Every problem of a login's query, in one 400 (decisions.md "Errors"); the redirect when there is none. */
+    const checkLogin = (input: LoginQuery) =>
+      Effect.suspend(() => {
         const problems: Array<Problem> = []
         const redirect = allowlist.match(input.redirectUri)
         if (redirect === undefined) {
@@ -55,16 +61,18 @@ export const makeSignIn = (families: Families) =>
               : "redirect_uri is not on the allowlist (loopback URIs match on any port)."
           ))
         }
-        if (input.state !== undefined && (input.state.length > MAX_STATE || input.state.includes("\u0000"))) {
-          problems.push(problem(
-            "state",
-            input.state.length > MAX_STATE
-              ? `state must be at most ${MAX_STATE} characters.`
-              : "state must not contain U+0000 (the null character), which cannot be stored."
-          ))
+        if (input.state !== undefined) {
+          if (codePoints(input.state) > MAX_STATE) {
+            problems.push(problem("state", `state must be at most ${MAX_STATE} characters.`))
+          } else if (input.state.includes("\u0000")) {
+            problems.push(problem("state", "state must not contain U+0000 (the null character), which cannot be stored."))
+          }
         }
         if (input.codeChallenge !== undefined && !S256_CHALLENGE.test(input.codeChallenge)) {
           problems.push(problem("code_challenge", "code_challenge must be the S256 challenge: 43 base64url characters (RFC 7636 §4.2)."))
+        }
+        if (input.codeChallengeMethod !== undefined && input.codeChallengeMethod !== "S256") {
+          problems.push(problem("code_challenge_method", "code_challenge_method must be S256 (RFC 7636 §4.2), the only method accepted."))
         }
         if ((input.codeChallenge === undefined) !== (input.codeChallengeMethod === undefined)) {
           problems.push(problem(
@@ -72,7 +80,13 @@ export const makeSignIn = (families: Families) =>
             "code_challenge and code_challenge_method=S256 go together."
           ))
         }
-        if (problems.length > 0 || redirect === undefined) return yield* BadRequest.many(problems)
+        return problems.length > 0 || redirect === undefined ? Effect.fail(BadRequest.many(problems)) : Effect.succeed(redirect)
+      })
+
+    const login: Shape["login"] = (input) =>
+      Effect.gen(function*() {
+        // Every problem in one answer, before anything is stored.
+        const redirect = yield* checkLogin(input)
         const state = newSecret()
         const cookie = newSecret()
         const verifier = newSecret()
@@ -118,7 +132,7 @@ export const makeSignIn = (families: Families) =>
 
     const callback: Shape["callback"] = (input) =>
       Effect.gen(function*() {
-        if (input.state === undefined || input.state.length === 0 || input.state.length > 512) {
+        if (input.state === undefined || input.state.length === 0 || codePoints(input.state) > MAX_CALLBACK_STATE) {
           return yield* BadRequest.of("The sign-in state is missing.", { path: "state", in: "query" })
         }
         const result = yield* store.consumeSignInState(input.state, input.cookie)
@@ -129,7 +143,7 @@ export const makeSignIn = (families: Families) =>
             expired: "has expired",
             cookie: "does not belong to this browser (sign-in cookie missing or different)"
           }[result.reason]
-          return yield* BadRequest.of(`The sign-in state ${why}; start the sign-in again.`)
+          return yield* BadRequest.of(`The sign-in state ${why}; start the sign-in again.`, { path: "state", in: "query" })
         }
         const s = result.state
         const target = new URL(s.redirectUri)
@@ -173,5 +187,5 @@ export const makeSignIn = (families: Families) =>
         return finish(outcome)
       })
 
-    return { cookieName, login, callback }
+    return { cookieName, checkLogin: (input: LoginQuery) => Effect.asVoid(checkLogin(input)), login, callback }
   })

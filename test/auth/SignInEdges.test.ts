@@ -62,6 +62,8 @@ describe("sign-in on a real database", () => {
         assert.strictEqual(yield* login("x".repeat(513), undefined), "BadRequest:state")
         assert.strictEqual(yield* login(undefined, "too-short"), "BadRequest:code_challenge")
         assert.strictEqual(yield* login("\u0000", "\u0000", "https://evil.example/cb"), "BadRequest:redirect_uri,state,code_challenge")
+        // Checking a login that would start (before the redirect to PUBLIC_URL) stores nothing either.
+        yield* auth.checkLogin({ redirectUri: CLIENT, state: "x".repeat(512), codeChallenge: s256("v".repeat(43)), codeChallengeMethod: "S256" })
         assert.strictEqual((yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM sign_in_states`)[0]!.n, before, "nothing stored")
         // What is allowed still works, the longest state included.
         assert.strictEqual(yield* login("x".repeat(512), s256("v".repeat(43))), "success")

@@ -45,12 +45,15 @@ describe("login: each refusal as the client reads it", () => {
         ])
       })))
 
-  it.effect("state: 512 characters pass, 513 and U+0000 do not", () =>
+  it.effect("state: 512 characters pass, 513 and U+0000 do not; characters are code points (an emoji is one)", () =>
     run(() =>
       Effect.gen(function*() {
         const ok = yield* login({ state: "s".repeat(512) })
         assert.isString(ok.location)
         assert.deepStrictEqual(yield* problems(login({ state: "s".repeat(513) })), [["state must be at most 512 characters.", "state", "query"]])
+        assert.isString((yield* login({ state: "\u{1F600}".repeat(512) })).location)
+        assert.deepStrictEqual(yield* problems(login({ state: "\u{1F600}".repeat(513) })), [["state must be at most 512 characters.", "state", "query"]])
+        assert.deepStrictEqual(yield* problems(login({ state: "\u{1F600}".repeat(512) + "s" })), [["state must be at most 512 characters.", "state", "query"]])
         assert.deepStrictEqual(yield* problems(login({ state: "a\u0000b" })), [
           ["state must not contain U+0000 (the null character), which cannot be stored.", "state", "query"]
         ])
@@ -79,11 +82,37 @@ describe("login: each refusal as the client reads it", () => {
         assert.deepStrictEqual(yield* problems(login({ codeChallengeMethod: "S256" })), [[together, "code_challenge", "query"]])
       })))
 
+  it.effect("code_challenge_method: S256 only", () =>
+    run(() =>
+      Effect.gen(function*() {
+        const s256Only = [["code_challenge_method must be S256 (RFC 7636 §4.2), the only method accepted.", "code_challenge_method", "query"]]
+        for (const method of ["plain", "s256", "", "S256 "]) {
+          assert.deepStrictEqual(yield* problems(login({ codeChallenge: CHALLENGE, codeChallengeMethod: method })), s256Only, method)
+        }
+        assert.deepStrictEqual(yield* problems(login({ codeChallengeMethod: "plain" })), [
+          ...s256Only,
+          ["code_challenge and code_challenge_method=S256 go together.", "code_challenge", "query"]
+        ])
+      })))
+
+  it.effect("checkLogin: the same problems as login; none for a login that would start", () =>
+    run(() =>
+      Effect.gen(function*() {
+        const auth = yield* Auth
+        const check = (input: Partial<Login>) =>
+          auth.checkLogin({ redirectUri: CLIENT, state: undefined, codeChallenge: undefined, codeChallengeMethod: undefined, ...input })
+        const bad = { redirectUri: "https://evil.example/callback", state: "s".repeat(513), codeChallenge: "short", codeChallengeMethod: "plain" }
+        assert.deepStrictEqual(yield* problems(check(bad)), yield* problems(login(bad)))
+        assert.isUndefined(yield* check({ state: "xyz", codeChallenge: CHALLENGE, codeChallengeMethod: "S256" }))
+      })))
+
   it.effect("every problem in one answer", () =>
     run(() =>
       Effect.gen(function*() {
         const all = yield* problems(login({ redirectUri: undefined, state: "s".repeat(600), codeChallenge: "short", codeChallengeMethod: undefined }))
         assert.deepStrictEqual(all.map((p) => p[1]), ["redirect_uri", "state", "code_challenge", "code_challenge_method"])
+        const method = yield* problems(login({ redirectUri: "https://evil.example/callback", state: "s".repeat(600), codeChallenge: "short", codeChallengeMethod: "plain" }))
+        assert.deepStrictEqual(method.map((p) => p[1]), ["redirect_uri", "state", "code_challenge", "code_challenge_method"])
       })))
 })
 
@@ -91,7 +120,7 @@ describe("callback: the sign-in state and the platform's answer", () => {
   const callback = (input: { readonly state: string | undefined; readonly code?: string | undefined; readonly error?: string | undefined; readonly cookie?: string | undefined }) =>
     Effect.flatMap(Auth, (auth) => auth.callback({ code: input.code, state: input.state, error: input.error, cookie: input.cookie }))
   const missing = [["The sign-in state is missing.", "state", "query"]]
-  const refusal = (why: string) => [[`The sign-in state ${why}; start the sign-in again.`, undefined, undefined]]
+  const refusal = (why: string) => [[`The sign-in state ${why}; start the sign-in again.`, "state", "query"]]
 
   it.effect("a state missing, empty or over 512 characters is 'missing'; one of 512 is looked up", () =>
     run(() =>
@@ -100,6 +129,9 @@ describe("callback: the sign-in state and the platform's answer", () => {
         assert.deepStrictEqual(yield* problems(callback({ state: "" })), missing)
         assert.deepStrictEqual(yield* problems(callback({ state: "s".repeat(513) })), missing)
         assert.deepStrictEqual(yield* problems(callback({ state: "s".repeat(512) })), refusal("is unknown"))
+        // Characters are code points: 512 emoji are looked up, 513 are not.
+        assert.deepStrictEqual(yield* problems(callback({ state: "\u{1F600}".repeat(512) })), refusal("is unknown"))
+        assert.deepStrictEqual(yield* problems(callback({ state: "\u{1F600}".repeat(513) })), missing)
       })))
 
   it.effect("unknown, used, expired, another browser: each said", () =>

@@ -49,20 +49,24 @@ export const AuthHandlers = HttpApiBuilder.group(
       login: ({ query, request }) =>
         Effect.gen(function*() {
           yield* noStore
-          // The sign-in cookie must be set on the host the platform calls back (PUBLIC_URL): a browser
-          // that opened the login on another loopback name of this server (localhost vs 127.0.0.1) is
-          // sent there first. Only between loopback names, so no proxy set-up can loop.
-          const host = request.headers["host"]
-          if (host !== undefined && host !== publicHost && isLoopback(host) && isLoopback(publicHost)) {
-            const url = new URL(request.url, publicUrl)
-            return HttpServerResponse.redirect(`${publicUrl}${url.pathname}${url.search}`, { status: 307 })
-          }
-          const { location, cookie } = yield* auth.login({
+          // The query as sent: the service names every problem in one 400 (Api.ts).
+          const input = {
             redirectUri: query.redirect_uri,
             state: query.state,
             codeChallenge: query.code_challenge,
             codeChallengeMethod: query.code_challenge_method
-          })
+          }
+          // The sign-in cookie must be set on the host the platform calls back (PUBLIC_URL): a browser
+          // that opened the login on another loopback name of this server (localhost vs 127.0.0.1) is
+          // sent there first. Only between loopback names, so no proxy set-up can loop; and only a
+          // login that would start (a refused one is a 400 here, never a redirect: decisions.md).
+          const host = request.headers["host"]
+          if (host !== undefined && host !== publicHost && isLoopback(host) && isLoopback(publicHost)) {
+            yield* auth.checkLogin(input)
+            const url = new URL(request.url, publicUrl)
+            return HttpServerResponse.redirect(`${publicUrl}${url.pathname}${url.search}`, { status: 307 })
+          }
+          const { location, cookie } = yield* auth.login(input)
           return HttpServerResponse.setCookieUnsafe(
             HttpServerResponse.redirect(location, { status: 307 }),
             cookie.name,
