@@ -142,6 +142,9 @@ const feedSchema = <M extends FeedModuleName, D extends Schema.Top | undefined>(
     webhook_info: typeof WebhookInfo
   } & (D extends Schema.Top ? { display_info: D } : {})).annotate({ identifier: `${m}_feed` })
 
+/** The rule across a create's fields, in the words of its 400 at `webhook_channel` (also services/FeedsBody.ts). */
+export const WEBHOOK_REQUIRED = "one of webhook_channel and webhook_url is required"
+
 const createSchema = <M extends FeedModuleName>(m: M, options: ReturnType<typeof inputOptions<M>>) =>
   Schema.Struct({
     feed_identifier: text(1, 2048),
@@ -151,7 +154,7 @@ const createSchema = <M extends FeedModuleName>(m: M, options: ReturnType<typeof
   }).check(
     Schema.makeFilter((body) =>
       body.webhook_channel === undefined && body.webhook_url === undefined
-        ? { path: ["webhook_channel"], issue: "one of webhook_channel and webhook_url is required" }
+        ? { path: ["webhook_channel"], issue: WEBHOOK_REQUIRED }
         : undefined
     )
   ).annotate({ identifier: `${m}_feed_create` })

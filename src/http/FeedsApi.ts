@@ -73,6 +73,8 @@ const feedEndpoints = <M extends FeedModuleName>(m: M) => {
   return [
     HttpApiEndpoint.get("list", "/feeds", { params: serverParams, success: s.feeds, error: moduleErrors })
       .annotate(OpenApi.Summary, `The ${m} feeds of a server`),
+    // create and update: their handlers read the body after the access check and judge it by this
+    // payload schema themselves (handlers/Feeds.ts, RawBody.ts); declared for OpenAPI and the client.
     HttpApiEndpoint.post("create", "/feeds", {
       params: serverParams,
       payload: s.create,
@@ -104,7 +106,8 @@ const feedEndpoints = <M extends FeedModuleName>(m: M) => {
 const feedDescription = (m: FeedModuleName) =>
   `The ${m} feeds module: feeds that post new ${m} items to a chat webhook, with their delivery status.`
 
-// Each module's routes under `{modules}/<m>`; a feed body may not carry unknown keys.
+// Each module's routes under `{modules}/<m>`; a feed body may not carry unknown keys (also where a
+// handler decodes it itself: RawBody.ts reads these options).
 const feedParse = { errors: "all", onExcessProperty: "error" } as const
 
 export class PhotoGroup extends HttpApiGroup.make("photo")

@@ -7,7 +7,7 @@
  * first poll) and of the re-enabling PATCH of a disabled feed through FeedDelivery, and answers the
  * status route; a delete needs no call (a source without active feeds is not polled).
  */
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Result } from "effect"
 import { BadRequest, NotFound } from "../domain/Errors.ts"
 import type { ServiceUnavailable } from "../domain/Errors.ts"
 import type { DisplayInfo, Feed, FeedCreate, GameLookup, LookupModule, UserLookup, WebhookOptionsInput } from "../domain/Feed.ts"
@@ -20,24 +20,31 @@ import type { ServerAccess } from "./Directory.ts"
 import { FeedDelivery } from "./FeedDelivery.ts"
 import type { SourceError } from "./ExternalSources.ts"
 import { FeedsConfig } from "./FeedsConfig.ts"
+import type { Judged } from "./FeedsBody.ts"
+import { refusedCreate, refusedUpdate } from "./FeedsBody.ts"
 import type { FeedsError } from "./FeedsProblems.ts"
-import { bad, collect } from "./FeedsProblems.ts"
+import { bad, besides, collect, skipped } from "./FeedsProblems.ts"
 import type { FeedRecord, FeedScope } from "./FeedsRepo.ts"
 import { FeedsRepo } from "./FeedsRepo.ts"
 import { FeedsSource } from "./FeedsSource.ts"
 import { FeedsWebhook } from "./FeedsWebhook.ts"
 
 export type { FeedsError } from "./FeedsProblems.ts"
+export type { Judged, Refused } from "./FeedsBody.ts"
 
 export class Feeds extends Context.Service<Feeds, {
   readonly list: <M extends FeedModuleName>(access: ServerAccess, module: M) => Effect.Effect<ReadonlyArray<Feed<M>>, ServiceUnavailable>
-  readonly create: <M extends FeedModuleName>(access: ServerAccess, module: M, body: FeedCreate<M>) => Effect.Effect<Feed<M>, FeedsError>
-  /** Replaces the options object: an omitted option takes its default. */
+  /**
+   * `body` as the module's create schema judged it; a refused body still gets every other check, on
+   * its well-formed fields, in the same 400 (FeedsBody.ts), and nothing is written.
+   */
+  readonly create: <M extends FeedModuleName>(access: ServerAccess, module: M, body: Judged<FeedCreate<M>>) => Effect.Effect<Feed<M>, FeedsError>
+  /** Replaces the options object: an omitted option takes its default. A refused body: as for `create`. */
   readonly update: <M extends FeedModuleName>(
     access: ServerAccess,
     module: M,
     feedId: string,
-    options: WebhookOptionsInput<M>
+    options: Judged<WebhookOptionsInput<M>>
   ) => Effect.Effect<Feed<M>, FeedsError>
   readonly remove: (access: ServerAccess, module: FeedModuleName, feedId: string) => Effect.Effect<void, NotFound | ServiceUnavailable>
   /** Delivery status (delivery.md §5). */
@@ -74,20 +81,31 @@ export class Feeds extends Context.Service<Feeds, {
     const withGames = (module: FeedModuleName, display: DisplayInfo | null, gameNames: ReadonlyArray<string> | null) =>
       display === null ? null : module === "streaming" ? { ...display, game_names: gameNames } : display
 
-    const create = <M extends FeedModuleName>(access: ServerAccess, module: M, body: FeedCreate<M>) =>
+    const create = <M extends FeedModuleName>(access: ServerAccess, module: M, judged: Judged<FeedCreate<M>>) =>
       Effect.gen(function*() {
         const scope = scopeOf(access, module)
-        // Every check runs and every 400 comes in one answer (decisions.md "Errors"): the limit (the
-        // insert checks it again atomically), the source, the options and the webhook; a webhook is
-        // created only once all of them passed.
+        // A body its schema refused: the checks run on its well-formed fields, beside its problems.
+        const { parts: body, problems } = Result.isSuccess(judged)
+          ? { parts: judged.success, problems: [] }
+          : refusedCreate(module, judged.failure)
+        // Every check runs and every 400 comes in one answer (decisions.md "Errors"): the body's
+        // schema, the limit (the insert checks it again atomically), the source, the options and the
+        // webhook; a webhook is created only once all of them passed.
         const limit = Effect.flatMap(repo.count(scope), (n) =>
           n >= config.maxFeedsPerModule ? Effect.fail(limitReached(module, config.maxFeedsPerModule)) : Effect.void)
-        const [[ident, opts], [, checked]] = yield* collect(
+        const identifier = body.feed_identifier === undefined ? skipped : source.identifier(module, body.feed_identifier)
+        const webhookCheck = body.webhook_url === undefined && body.webhook_channel === undefined && problems.length > 0
+          ? skipped
+          : webhooks.check(access, body)
+        const [[ident, opts], [, checked]] = yield* besides(
+          problems,
           collect(
-            source.identifier(module, body.feed_identifier),
-            (ident) => source.options(module, body.webhook_options, Option.map(ident, (i) => ({ name: i.identifier, flairs: i.flairs })))
-          ),
-          () => collect(limit, () => webhooks.check(access, body))
+            collect(
+              identifier,
+              (ident) => source.options(module, body.webhook_options, Option.map(ident, (i) => ({ name: i.identifier, flairs: i.flairs })))
+            ),
+            () => collect(limit, () => webhookCheck)
+          )
         )
         const webhook = Option.isSome(checked) ? checked.value : yield* webhooks.resolve(access, body, opts.options["webhook-name"])
         const tokenEnc = yield* cipher.encrypt(webhook.secret, `feed-webhook:${webhook.id}`)
@@ -121,16 +139,26 @@ export class Feeds extends Context.Service<Feeds, {
         return toFeed(result.feed)
       }).pipe(Effect.withSpan("Feeds.create", { attributes: { module } }))
 
-    const update = <M extends FeedModuleName>(access: ServerAccess, module: M, feedId: string, input: WebhookOptionsInput<M>) =>
+    const update = <M extends FeedModuleName>(access: ServerAccess, module: M, feedId: string, judged: Judged<WebhookOptionsInput<M>>) =>
       Effect.gen(function*() {
         const scope = scopeOf(access, module)
+        // 404 before 400, as for forms: a feed of another server is never there, whatever the body says.
         const feed = yield* repo.find(scope, feedId).pipe(
           Effect.flatMap(Option.match({ onNone: () => Effect.fail(noSuchFeed(module, feedId)), onSome: Effect.succeed }))
         )
-        const opts = yield* source.optionsOf(module, feed.feedIdentifier, input)
-        // A PATCH of a disabled feed checks its webhook again and re-enables it (delivery.md §4).
+        const { options: input, problems } = Result.isSuccess(judged)
+          ? { options: judged.success, problems: [] }
+          : refusedUpdate(module, judged.failure)
+        // A PATCH of a disabled feed checks its webhook again and re-enables it (delivery.md §4): that
+        // check's 400 comes with the options' and the schema's.
         const disabled = (yield* delivery.state(feedId)).state === "disabled"
-        if (disabled) yield* recheck(access, feed)
+        const [opts] = yield* besides(
+          problems,
+          collect(
+            input === undefined ? skipped : source.optionsOf(module, feed.feedIdentifier, input),
+            () => disabled ? recheck(access, feed) : Effect.void
+          )
+        )
         const updated = yield* repo.transaction(Effect.gen(function*() {
           const r = yield* repo.updateOptions(scope, feedId, opts.options, withGames(module, feed.displayInfo, opts.gameNames))
           if (Option.isNone(r)) return yield* noSuchFeed(module, feedId)

@@ -1,6 +1,7 @@
 /**
  * How the feed connectors report what is wrong with a request: a 400 at the field it concerns, and
- * independent checks run together so that every 400 of a create is reported at once.
+ * independent checks run together, beside the body's schema problems, so that every 400 of a write
+ * is reported at once.
  */
 import { Effect, Option, Result } from "effect"
 import type { Problem, UpstreamError } from "../domain/Errors.ts"
@@ -32,3 +33,23 @@ export const collect = <A, B, R1, R2>(
     }
     return [ra.success, rb.success] as const
   })
+
+/**
+ * A check that does not run because its field failed its schema (whose problem is already in the
+ * answer): no problem of its own, and no value. Only for a body its schema refused.
+ */
+export const skipped: Effect.Effect<never, BadRequest> = Effect.fail(BadRequest.many([]))
+
+/**
+ * `self` (a write's checks), answered with `problems` (what the body's schema refused) in the same
+ * 400: the checks' own 400s are added to them, any other failure wins (as in `collect`), and with
+ * schema problems the write never goes on. Without any, `self` as it is.
+ */
+export const besides = <A, R>(
+  problems: ReadonlyArray<Problem>,
+  self: Effect.Effect<A, FeedsError, R>
+): Effect.Effect<A, FeedsError, R> =>
+  problems.length === 0 ? self : Effect.flatMap(Effect.result(self), (r) =>
+    Result.isSuccess(r)
+      ? Effect.fail(BadRequest.many(problems))
+      : Effect.fail(r.failure._tag === "BadRequest" ? BadRequest.many([...problems, ...r.failure.problems]) : r.failure))

@@ -5,7 +5,7 @@
  * FeedsWebhooks.test.ts; identifiers, options, limits and lookups: FeedsResolution.test.ts.
  */
 import { assert } from "@effect/vitest"
-import { Effect, Ref } from "effect"
+import { Effect, Ref, Result } from "effect"
 import type { Feed } from "../../src/domain/Feed.ts"
 import type { FeedModuleName } from "../../src/domain/Platform.ts"
 import { Feeds } from "../../src/services/Feeds.ts"
@@ -22,7 +22,7 @@ feedsService("updates, deletes and audit", (test, provide) => {
         webhook_options: { filter_game: ["Fortnite"], custom_header: "LIVE", "no-avatar-overwrite": true }
       })
       assert.deepStrictEqual(feed.display_info?.game_names, ["Fortnite"])
-      const updated = yield* Feeds.use((f) => f.update(A1, "streaming", feed.id, { filter_event: ["offline"], "webhook-name": "x".repeat(32) }))
+      const updated = yield* Feeds.use((f) => f.update(A1, "streaming", feed.id, Result.succeed({ filter_event: ["offline"], "webhook-name": "x".repeat(32) })))
       assert.deepStrictEqual(updated, {
         ...feed,
         webhook_options: {
@@ -35,10 +35,10 @@ feedsService("updates, deletes and audit", (test, provide) => {
         },
         display_info: { ...feed.display_info!, game_names: null }
       })
-      const again = yield* Feeds.use((f) => f.update(A1, "streaming", feed.id, { filter_game: ["509658"] }))
+      const again = yield* Feeds.use((f) => f.update(A1, "streaming", feed.id, Result.succeed({ filter_game: ["509658"] })))
       assert.deepStrictEqual(again.display_info?.game_names, ["Just Chatting"])
       assert.deepStrictEqual(again.webhook_options.filter_game, ["509658"])
-      const bad = yield* Effect.flip(Feeds.use((f) => f.update(A1, "streaming", feed.id, { filter_game: ["Nope"] })))
+      const bad = yield* Effect.flip(Feeds.use((f) => f.update(A1, "streaming", feed.id, Result.succeed({ filter_game: ["Nope"] }))))
       assert.strictEqual(bad._tag, "BadRequest")
       const listed = yield* Feeds.use((f) => f.list(A1, "streaming"))
       assert.deepStrictEqual(listed, [again])
@@ -55,7 +55,7 @@ feedsService("updates, deletes and audit", (test, provide) => {
         [A1, "photo", "999999"]
       ]
       for (const [a, m, id] of others) {
-        assert.strictEqual((yield* Effect.flip(Feeds.use((f) => f.update(a, m, id, {}))))._tag, "NotFound")
+        assert.strictEqual((yield* Effect.flip(Feeds.use((f) => f.update(a, m, id, Result.succeed({})))))._tag, "NotFound")
         assert.strictEqual((yield* Effect.flip(Feeds.use((f) => f.remove(a, m, id))))._tag, "NotFound")
         if (a !== A1 || m !== "photo") {
           assert.deepStrictEqual((yield* Feeds.use((f) => f.list(a, m))).map((x: Feed) => x.id), [])
@@ -69,7 +69,7 @@ feedsService("updates, deletes and audit", (test, provide) => {
   test("audit: PUSH, PATCH, DELETE with the module and the numeric id; nothing about the token", () =>
     provide(Effect.gen(function*() {
       const feed = yield* create("microblog", { feed_identifier: "carol", webhook_url: S1_URL })
-      yield* Feeds.use((f) => f.update(A1, "microblog", feed.id, { filter_mode: "AND" }))
+      yield* Feeds.use((f) => f.update(A1, "microblog", feed.id, Result.succeed({ filter_mode: "AND" })))
       yield* Feeds.use((f) => f.remove(A1, "microblog", feed.id))
       const store = yield* AuditLogMemoryStore
       const entries = yield* Ref.get(store.entries)

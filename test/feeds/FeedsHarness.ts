@@ -6,7 +6,7 @@
  * empty feeds table). Nothing here holds state between files.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Result } from "effect"
 import type { Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import type { FeedCreate } from "../../src/domain/Feed.ts"
@@ -21,7 +21,8 @@ export const A1 = access(BOT2_ID, S1_ID)
 export const hookUrl = (id: string, token: string, base = "https://discord.com/api") => `${base}/webhooks/${id}/${token}`
 export const S1_URL = hookUrl(WEBHOOK_S1_ID, WEBHOOK_S1_TOKEN)
 
-export const create = <M extends FeedModuleName>(module: M, body: FeedCreate<M>, a = A1) => Feeds.use((f) => f.create(a, module, body))
+export const create = <M extends FeedModuleName>(module: M, body: FeedCreate<M>, a = A1) =>
+  Feeds.use((f) => f.create(a, module, Result.succeed(body)))
 export const createFails = <M extends FeedModuleName>(module: M, body: FeedCreate<M>, a = A1) => Effect.flip(create(module, body, a))
 export const messages = (e: { readonly problems: ReadonlyArray<{ readonly message: string }> }) => e.problems.map((p) => p.message).join(" | ")
 export const paths = (e: { readonly problems: ReadonlyArray<{ readonly additionalProperties?: Record<string, unknown> }> }) =>

@@ -6,7 +6,7 @@
  * deletes and audit: FeedsChanges.test.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer } from "effect"
+import { ConfigProvider, Effect, Layer, Result } from "effect"
 import { AppConfigLive } from "../../src/layers/config/AppConfig.ts"
 import { FeedsConfigEnv } from "../../src/layers/config/FeedsConfigEnv.ts"
 import { Feeds } from "../../src/services/Feeds.ts"
@@ -132,6 +132,31 @@ feedsService("identifiers, options and limits", (test, provide) => {
         yield* create("rss", { feed_identifier: FEED_URL, webhook_channel: ch(4, "text") }, access(BOT2_ID, "300000000000000004"))
       }),
       feedsConfig({ maxFeedsPerModule: 3 })
+    ))
+
+  test("a body its schema refused: its problems and every check's 400 (the limit too) in one, nothing written; a fault still wins", () =>
+    provide(
+      Effect.gen(function*() {
+        const schema = { message: "webhook_options.nsfw: expected one of …", additionalProperties: { path: "webhook_options.nsfw", in: "payload" } }
+        const refused = (module: "rss" | "photo", body: unknown) =>
+          Effect.flip(Feeds.use((f) => f.create(A1, module, Result.fail({ body, problems: [schema] }))))
+        for (const c of [ch(1, "text"), ch(1, "text2")]) yield* create("rss", { feed_identifier: FEED_URL, webhook_channel: c })
+        const e = yield* refused("rss", { feed_identifier: "https://nowhere.test/", webhook_channel: ch(1, "voice"), webhook_options: { nsfw: 1 } })
+        assert.strictEqual(e._tag, "BadRequest")
+        if (e._tag === "BadRequest") {
+          // The schema's problem first, then the source's, the limit's (no path) and the channel's.
+          assert.deepStrictEqual(paths(e), ["webhook_options.nsfw", "feed_identifier", undefined, "webhook_channel"])
+          assert.include(messages(e), "2 rss feeds")
+        }
+        // Every check passes: the schema's problems alone, and still nothing is written.
+        const alone = yield* refused("photo", { feed_identifier: "7001", webhook_channel: ch(1, "text"), webhook_options: { nsfw: 1 } })
+        assert.deepStrictEqual(alone._tag === "BadRequest" ? alone.problems : alone, [schema])
+        assert.strictEqual((yield* Feeds.use((f) => f.list(A1, "rss"))).length, 2)
+        assert.strictEqual((yield* Feeds.use((f) => f.list(A1, "photo"))).length, 0)
+        // A source that is down answers 503, whatever else the body has.
+        assert.strictEqual((yield* refused("photo", { feed_identifier: "down", webhook_channel: ch(1, "text") }))._tag, "ServiceUnavailable")
+      }),
+      feedsConfig({ maxFeedsPerModule: 2 })
     ))
 
   test("lookups: getUserId and getGameId; not found → 404, faults as the source reports them", () =>

@@ -16,6 +16,7 @@ import { Directory } from "../../services/Directory.ts"
 import { Forms } from "../../services/Forms.ts"
 import { Api } from "../Api.ts"
 import { CurrentPrincipal } from "../Middleware.ts"
+import { jsonBody } from "../RawBody.ts"
 
 interface ServerParams {
   readonly appClientId: string
@@ -38,10 +39,7 @@ export const FormsHandlers = HttpApiBuilder.group(
 
     /** The JSON body; malformed JSON is a 400, a body over the limit stays the framework's 413. */
     const body = (request: HttpServerRequest.HttpServerRequest) =>
-      Effect.catch(request.json, (e) =>
-        e.reason._tag === "RequestParseError" && e.reason.reason !== "BodyTooLarge"
-          ? Effect.fail(BadRequest.of("The body is not valid JSON: send the form as a JSON object."))
-          : Effect.die(e))
+      jsonBody(request, () => BadRequest.of("The body is not valid JSON: send the form as a JSON object."))
 
     // The list's JSON, as the framework would encode it, kept per list object: Forms.list answers the
     // same object while the scope's data version is unchanged, so a repeated read re-sends its text.
