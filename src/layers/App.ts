@@ -49,6 +49,7 @@ import { ReadinessSql } from "./sql/ReadinessSql.ts"
 import { TokenStoreCached } from "./cache/TokenStoreCached.ts"
 import { RedisClientLive } from "./cache/RedisClient.ts"
 import { TokenStoreSql } from "./sql/TokenStoreSql.ts"
+import { TokenStoreListener } from "./sql/TokenStoreListener.ts"
 import { AppConfig } from "./config/AppConfig.ts"
 import type { AppConfigShape } from "./config/AppConfig.ts"
 import { deliverySettings, pollerOptions, SettingsLive } from "./config/Settings.ts"
@@ -91,6 +92,17 @@ const counters = (config: AppConfigShape) =>
       }
     })()
 
+/**
+ * Resolved tokens are kept 5 s per instance; a token ended anywhere ends here at once. On PostgreSQL
+ * other instances' revocations arrive over LISTEN/NOTIFY (one more connection: sql/TokenStoreListener.ts)
+ * and nothing is cached while not listening; the embedded database has this instance only. A worker
+ * reads no token: no cache, no listener.
+ */
+const tokenStore = (config: AppConfigShape) =>
+  config.role === "worker"
+    ? TokenStoreSql
+    : TokenStoreCached(5_000, config.databaseUrl === undefined ? undefined : TokenStoreListener).pipe(Layer.provide(TokenStoreSql))
+
 /** Everything that talks to the outside world: what tests replace. */
 export const liveCapabilities = (
   config: AppConfigShape,
@@ -107,8 +119,7 @@ export const liveCapabilities = (
   const { chat, limiter } = counters(config)
   const cipher = Cipher.layer(keyring)
   const sql = Layer.mergeAll(
-    // Resolved tokens are kept 5 s per instance (revocations through this instance apply at once).
-    TokenStoreCached(5_000).pipe(Layer.provide(TokenStoreSql)),
+    tokenStore(config),
     FormsRepoSql,
     FeedsRepoSql,
     AuditLogSql,

@@ -3,10 +3,13 @@
  * database: resolved access tokens, token checks and a family's platform tokens are kept for `ttlMs`
  * (a few seconds; an access token never past its own expiry). Only found entries are kept. Every
  * revocation, rotation or platform-token replacement made through this instance drops the family's
- * entries at once (also from lookups still in flight); one made by another instance applies here
- * within `ttlMs`, or at once for a `fresh` read of platform tokens.
+ * entries at once (also from lookups still in flight). One made by another instance is heard through
+ * `revocations` (on PostgreSQL: LISTEN/NOTIFY, sql/TokenStoreListener.ts) and applies here within
+ * milliseconds; while that feed is not listening the cache answers nothing and keeps nothing, and it
+ * starts again empty. Without a feed the instance is the only one on its database (the embedded one).
  */
 import { Clock, Effect, Layer } from "effect"
+import type { Scope } from "effect"
 import type { Principal } from "../../domain/Principal.ts"
 import { lookupCounter, lookupMetrics } from "../../services/Metrics.ts"
 import { sha256Hex, TokenStore } from "../../services/TokenStore.ts"
@@ -55,6 +58,7 @@ export const makeDigestMemo = (hash: (token: string) => string, maxEntries: numb
     forget: (dropped: ReadonlySet<string>) => {
       for (const [t, d] of digests) if (dropped.has(d.hash)) digests.delete(t)
     },
+    clear: () => digests.clear(),
     get size() {
       return digests.size
     }
@@ -82,7 +86,23 @@ const checkedOf = (info: TokenInfo): Checked => {
   }
 }
 
-export const TokenStoreCached = (ttlMs: number): Layer.Layer<TokenStore, never, TokenStore> =>
+/** What the cache hears of revocations committed by any instance (sql/TokenStoreListener.ts reports them). */
+export interface RevocationSink {
+  /** These families' tokens were ended (revoked, rotated, platform tokens replaced): drop their entries. */
+  readonly families: (familyIds: ReadonlyArray<string>) => void
+  /** Drop every entry (a notification too large to name its families, or one not understood). */
+  readonly all: () => void
+  /**
+   * Whether every revocation from now on will be heard. `false`: the cache answers nothing and keeps
+   * nothing. Either way it is emptied, and no lookup started before is kept.
+   */
+  readonly listening: (on: boolean) => void
+}
+
+/** Reports to the sink for as long as the scope lasts (forking what it needs); the layer waits for it to return. */
+export type RevocationFeed<R> = (sink: RevocationSink) => Effect.Effect<void, never, Scope.Scope | R>
+
+export const TokenStoreCached = <R = never>(ttlMs: number, revocations?: RevocationFeed<R>): Layer.Layer<TokenStore, never, TokenStore | R> =>
   Layer.effect(
     TokenStore,
     Effect.gen(function*() {
@@ -90,19 +110,37 @@ export const TokenStoreCached = (ttlMs: number): Layer.Layer<TokenStore, never, 
       const access = new Map<string, Entry<Principal>>()
       const checks = new Map<string, Entry<Checked>>()
       const platform = new Map<string, Entry<PlatformTokensEnc>>()
-      // Lookups started before a family's invalidation must not store what they read.
+      // Lookups started before a family's invalidation (or before the whole cache was emptied) must
+      // not store what they read.
       let epoch = 0
       const invalidatedAt = new Map<string, number>()
+      let clearedAt = 0
+      // Only a cache that hears every revocation may answer: at once without a feed, else once it listens.
+      let listening = revocations === undefined
 
       const digests = makeDigestMemo(sha256Hex, MAX_ENTRIES)
-      const invalidate = (familyId: string) => {
+      const clear = () => {
         epoch += 1
-        invalidatedAt.set(familyId, epoch)
-        if (invalidatedAt.size > MAX_ENTRIES) invalidatedAt.clear()
+        clearedAt = epoch
+        access.clear()
+        checks.clear()
+        platform.clear()
+        invalidatedAt.clear()
+        digests.clear()
+      }
+      const invalidateFamilies = (familyIds: ReadonlySet<string>) => {
+        // Past this many, emptying everything keeps the in-flight guarantee that forgetting the oldest would not.
+        if (invalidatedAt.size + familyIds.size > MAX_ENTRIES) return clear()
+        epoch += 1
+        for (const familyId of familyIds) {
+          invalidatedAt.set(familyId, epoch)
+          platform.delete(familyId)
+        }
+        // One pass over the entries for a whole batch of families.
         const dropped = new Set<string>()
         for (const map of [access, checks] as const) {
           for (const [k, e] of map as Map<string, Entry<unknown>>) {
-            if (e.familyId === familyId) {
+            if (familyIds.has(e.familyId)) {
               map.delete(k)
               dropped.add(k)
             }
@@ -110,11 +148,11 @@ export const TokenStoreCached = (ttlMs: number): Layer.Layer<TokenStore, never, 
         }
         // A revoked token's raw form is not kept past its entry.
         if (dropped.size > 0) digests.forget(dropped)
-        platform.delete(familyId)
       }
-      /** Stores `entry` unless its family was invalidated since `startedAt`; whether it did. */
+      const invalidate = (familyId: string) => invalidateFamilies(new Set([familyId]))
+      /** Stores `entry` unless its family was invalidated, or the cache emptied or off, since `startedAt`; whether it did. */
       const put = <A>(map: Map<string, Entry<A>>, key: string, entry: Entry<A>, startedAt: number, now: number): boolean => {
-        if ((invalidatedAt.get(entry.familyId) ?? 0) > startedAt) return false
+        if (!listening || clearedAt > startedAt || (invalidatedAt.get(entry.familyId) ?? 0) > startedAt) return false
         if (map.size >= MAX_ENTRIES) {
           for (const [k, e] of map) if (e.until <= now) map.delete(k)
           if (map.size >= MAX_ENTRIES) map.clear()
@@ -122,6 +160,17 @@ export const TokenStoreCached = (ttlMs: number): Layer.Layer<TokenStore, never, 
         map.set(key, entry)
         return true
       }
+      if (revocations !== undefined) {
+        yield* revocations({
+          families: (familyIds) => invalidateFamilies(new Set(familyIds)),
+          all: clear,
+          listening: (on) => {
+            clear()
+            listening = on
+          }
+        })
+      }
+
       const count = { access: lookupCounter("tokens.access"), check: lookupCounter("tokens.check"), platform: lookupCounter("tokens.platform") }
       // The same hit series, updated without an Effect on the one-step hit paths.
       const hits = {

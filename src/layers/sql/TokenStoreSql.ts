@@ -3,6 +3,9 @@
  * (one use of a state or temporary token, one rotation of a refresh token) is a single
  * `UPDATE … WHERE used_at IS NULL … RETURNING`: of concurrent callers exactly one gets the row.
  * Storage only: what a reused refresh token means is decided by `TokenStore.fromStorage`.
+ * Every change that ends tokens (a family revoked, a rotation, platform tokens replaced) notifies
+ * `REVOCATIONS_CHANNEL` in the same statement or transaction: on commit, every instance drops the
+ * family from its token cache (TokenStoreListener.ts).
  */
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
@@ -10,6 +13,7 @@ import type { UserId } from "../../domain/Ids.ts"
 import { now, sha256Hex, TokenStore } from "../../services/TokenStore.ts"
 import type { NewToken, PlatformTokensEnc, RevokedFamily, TokenKind } from "../../services/TokenStore.ts"
 import { sqlFailure } from "./SqlFailure.ts"
+import { revocationPayload, REVOCATIONS_CHANNEL } from "./TokenStoreListener.ts"
 
 // The one database-error policy (SqlFailure.ts). Statements carry hashes, ids and values the gateway
 // made, except the client's `state` and `code_challenge` of a sign-in state, refused at the edge.
@@ -46,7 +50,9 @@ export const TokenStoreSql = Layer.effect(
         if (row === undefined) return undefined
         yield* sql`UPDATE token_families SET revoked_at = ${at}, platform_access_enc = NULL, platform_refresh_enc = NULL
                    WHERE id = ${familyId}`
-        yield* sql`UPDATE tokens SET revoked_at = ${at} WHERE family_id = ${familyId} AND revoked_at IS NULL`
+        // Heard by every instance when this commits (a data-modifying WITH runs whatever the SELECT reads).
+        yield* sql`WITH ended AS (UPDATE tokens SET revoked_at = ${at} WHERE family_id = ${familyId} AND revoked_at IS NULL)
+                   SELECT pg_notify(${REVOCATIONS_CHANNEL}, ${revocationPayload([familyId])})`
         return { familyId: row.id, platform: platformOf(row) } satisfies RevokedFamily
       }).pipe(sql.withTransaction)
 
@@ -175,8 +181,10 @@ export const TokenStoreSql = Layer.effect(
               RETURNING family_id`
             const row = rows[0]
             if (row === undefined) return undefined
-            yield* sql`UPDATE tokens SET revoked_at = ${at}
-                       WHERE family_id = ${row.family_id} AND kind = 'access' AND revoked_at IS NULL`
+            // The previous access tokens end; every instance hears of it when this commits.
+            yield* sql`WITH ended AS (UPDATE tokens SET revoked_at = ${at}
+                         WHERE family_id = ${row.family_id} AND kind = 'access' AND revoked_at IS NULL)
+                       SELECT pg_notify(${REVOCATIONS_CHANNEL}, ${revocationPayload([row.family_id])})`
             yield* insertToken(row.family_id, "access", next.access)
             yield* insertToken(row.family_id, "refresh", next.refresh)
             return row.family_id
@@ -235,12 +243,18 @@ export const TokenStoreSql = Layer.effect(
         sql`UPDATE token_families SET platform_refresh_claimed_until = NULL
             WHERE id = ${familyId} AND platform_refresh_claimed_until = ${until}`.pipe(Effect.asVoid, unavailable),
 
+      // The other instances drop their copy of the family's platform tokens (and its cached access tokens).
       replacePlatformTokens: (familyId, previousAccessEnc, next) =>
         sql<{ id: string }>`
-          UPDATE token_families SET platform_access_enc = ${next.accessEnc}, platform_refresh_enc = ${next.refreshEnc},
-            platform_expires_at = ${next.expiresAt}, platform_refresh_claimed_until = NULL
-          WHERE id = ${familyId} AND revoked_at IS NULL AND platform_access_enc = ${previousAccessEnc}
-          RETURNING id`.pipe(Effect.map((rows) => rows.length === 1), unavailable)
+          WITH replaced AS (
+            UPDATE token_families SET platform_access_enc = ${next.accessEnc}, platform_refresh_enc = ${next.refreshEnc},
+              platform_expires_at = ${next.expiresAt}, platform_refresh_claimed_until = NULL
+            WHERE id = ${familyId} AND revoked_at IS NULL AND platform_access_enc = ${previousAccessEnc}
+            RETURNING id)
+          SELECT id, pg_notify(${REVOCATIONS_CHANNEL}, ${revocationPayload([familyId])}) FROM replaced`.pipe(
+          Effect.map((rows) => rows.length === 1),
+          unavailable
+        )
     })
   })
 )
