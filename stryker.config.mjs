@@ -3,7 +3,7 @@
 // `npx stryker run` also works with this file: one run over the whole set, one report.
 
 // The sign-in and token tests (several files share the token service's code).
-const auth = ["AuthSignIn", "AuthTokens", "AuthPlatformToken", "AuthHttp", "AtRest", "SandboxSignIn", "SignInEdges", "PlatformToken", "PlatformTokenHttp", "RefreshRace", "AuthFamilyMutation", "AuthTokensMutation", "PlatformTokenMutation", "SignInMutation"]
+const auth = ["AuthSignIn", "AuthTokens", "AuthPlatformToken", "AuthHttp", "AtRest", "SandboxSignIn", "SignInEdges", "SignInQuery", "PlatformToken", "PlatformTokenHttp", "RefreshRace", "AuthFamilyMutation", "AuthTokensMutation", "PlatformTokenMutation", "SignInMutation"]
   .map((name) => `test/auth/${name}.test.ts`)
   // The kept check answers (AuthTokens' memo by answer object) are pinned there.
   .concat(["test/perf/HotPathAuthCheck.test.ts"])
@@ -17,6 +17,10 @@ export const targets = {
   "src/services/Auth*.ts": auth,
   // The token policy (a refresh token presented again: raced or reused) is TokenStore.fromStorage.
   "src/services/TokenStore.ts:TokenStorage..TokenStore": ["test/auth/TokenPolicyMutation.test.ts", "test/contracts/TokenStore.test.ts", "test/auth/RefreshRace.test.ts"],
+  // The token cache in front of the store: what it keeps, and that an ended token is never answered from it.
+  "src/layers/cache/TokenStoreCached.ts": ["test/auth/TokenStoreCached.test.ts", "test/contracts/TokenStore.test.ts", "test/perf/HotPathAuthCheck.test.ts"],
+  // What a revocation notification names, and what the cache makes of one it hears.
+  "src/layers/sql/TokenStoreListener.ts:revocationPayload..applyRevocations": ["test/auth/TokenStoreCached.test.ts"],
   "src/services/Pkce.ts": ["test/auth/PkceMutation.test.ts", "test/auth/AuthSignIn.test.ts", "test/auth/AuthTokens.test.ts", "test/auth/AuthPlatformToken.test.ts", "test/auth/SignInEdges.test.ts"],
   "src/domain/AccessToken.ts": ["test/auth/AccessTokenMutation.test.ts", "test/auth/AuthSignIn.test.ts", "test/auth/AuthTokens.test.ts", "test/auth/AuthPlatformToken.test.ts", "test/auth/SignInEdges.test.ts", "test/api/Envelope.test.ts"],
   "src/services/RedirectAllowlist.ts": ["test/auth/RedirectAllowlistMutation.test.ts", "test/auth/RedirectAllowlist.test.ts", "test/auth/AuthSignIn.test.ts", "test/auth/AuthTokens.test.ts", "test/auth/AuthPlatformToken.test.ts"],

@@ -23,6 +23,8 @@ for (const kind of dbKinds) {
         const rows = yield* sql<{ proname: string; lanname: string }>`
           SELECT p.proname, l.lanname FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
           WHERE p.proname IN ('forms_steps_insert', 'forms_steps_of', 'forms_create', 'forms_update', 'forms_read', 'forms_delete')
+            -- This suite's own schema: other files migrate schemas of their own on the same database meanwhile.
+            AND p.pronamespace = current_schema()::regnamespace
           ORDER BY p.proname`
         assert.deepStrictEqual(rows.map((r) => `${r.proname}:${r.lanname}`), [
           "forms_create:plpgsql",
