@@ -122,6 +122,15 @@ export class Forms extends Context.Service<Forms, {
         { limit: maxFormsPerServer }
       )
 
+    /**
+     * A refused create on a server already at the limit names the limit too (decisions.md: every
+     * problem in one 400). Only a refused body pays the read; the limit itself is enforced by the
+     * create (FormsRepo.create), whatever this read saw.
+     */
+    const refusedOnFullServer = (access: ServerAccess, refused: BadRequest) =>
+      Effect.flatMap(repo.list(scopeOf(access)), (forms) =>
+        Effect.fail(forms.length >= maxFormsPerServer ? BadRequest.many([...refused.problems, ...tooMany().problems]) : refused))
+
     const listing = (forms: ReadonlyArray<FormSummary>): ListValue => ({
       forms: forms.map((f) => ({ ...f, color_hex: f.color_hex.toLowerCase() }))
     })
@@ -213,7 +222,7 @@ export class Forms extends Context.Service<Forms, {
       }),
       create: Effect.fn("Forms.create")(function*(access, body) {
         const { listing, real } = yield* boardsOf(access)
-        const data = yield* checked(access, body, real)
+        const data = yield* Effect.catch(checked(access, body, real), (refused) => refusedOnFullServer(access, refused))
         const create = (audited?: FormAudit) =>
           repo.create(scopeOf(access), data, maxFormsPerServer, audited).pipe(
             Effect.catchTag("FormsLimitReached", () => Effect.fail(tooMany()))

@@ -267,7 +267,15 @@ for (const kind of dbKinds) {
         assert.deepStrictEqual((e as BadRequest).problems[0]!.additionalProperties, { limit: 3 })
         assert.strictEqual(yield* formCount(a.serverId), 3)
         assert.deepStrictEqual((yield* auditRows(a.serverId)).map((r) => r.event_type), ["PUSH", "PUSH", "PUSH"])
-        // Another bot on the same server has its own forms module.
+        // A body refused on a full server names the limit too, in the same 400 (every problem at once).
+        const both = yield* Effect.flip(forms.create(a, input({ title: "" })))
+        assert.instanceOf(both, BadRequest)
+        assert.deepStrictEqual(paths(both as BadRequest), ["title", undefined])
+        assert.deepStrictEqual((both as BadRequest).problems[1]!.additionalProperties, { limit: 3 })
+        assert.strictEqual(yield* formCount(a.serverId), 3)
+        // Another bot on the same server has its own forms module; a refused body there is not full.
+        const notFull = yield* Effect.flip(forms.create(access(server(7), "900000000000000002"), input({ title: "" })))
+        assert.deepStrictEqual(paths(notFull as BadRequest), ["title"])
         yield* forms.create(access(server(7), "900000000000000002"), input({ title: "Other bot" }))
       }))
 
