@@ -171,6 +171,13 @@ describe("revocation payloads", () => {
     assert.strictEqual(revocationPayload([]), DROP_ALL)
     assert.strictEqual(revocationPayload(["a,b"]), DROP_ALL)
     assert.strictEqual(revocationPayload([""]), DROP_ALL)
+    // One odd id among plain ones is enough to drop everything.
+    assert.strictEqual(revocationPayload(["f1", "a,b"]), DROP_ALL)
+    assert.strictEqual(revocationPayload(["f1", ""]), DROP_ALL)
+    // The bound is PostgreSQL's (under 8000 bytes), counted in UTF-8 bytes, not characters.
+    assert.strictEqual(revocationPayload(["x".repeat(7_999)]), "x".repeat(7_999))
+    assert.strictEqual(revocationPayload(["x".repeat(8_000)]), DROP_ALL)
+    assert.strictEqual(revocationPayload(["é".repeat(4_000)]), DROP_ALL, "8,000 bytes in 4,000 characters")
   })
 
   it("payloads heard together: their families in one drop, or everything when one is not a plain list", () => {

@@ -29,7 +29,7 @@ const MAX_PAYLOAD_BYTES = 7_999
 export const revocationPayload = (familyIds: ReadonlyArray<string>): string => {
   const payload = familyIds.join(",")
   const plain = familyIds.length > 0 && familyIds.every((id) => id !== "" && !id.includes(","))
-  return plain && Buffer.byteLength(payload, "utf8") <= MAX_PAYLOAD_BYTES ? payload : DROP_ALL
+  return plain && Buffer.byteLength(payload) <= MAX_PAYLOAD_BYTES ? payload : DROP_ALL
 }
 
 /**
