@@ -1,9 +1,8 @@
 // Summarises a .cpuprofile (node --cpu-prof): top functions by self time, and by inclusive time for
 // names matching an optional filter. Usage: node bench/profile-summary.mjs <file> [topN] [filter]
 // (PROFILE_FROM, PROFILE_TO, PROFILE_BUSY, PROFILE_TIMELINE: below)
-import { existsSync, readFileSync } from "node:fs"
-import { SourceMap } from "node:module"
-import { fileURLToPath } from "node:url"
+import { readFileSync } from "node:fs"
+import { frameLabel, printTables } from "./frames.mjs"
 
 const [file, topArg, filter] = process.argv.slice(2)
 const top = Number(topArg ?? 40)
@@ -45,29 +44,7 @@ for (let i = 0; i < prof.samples.length; i++) {
   dt.set(prof.samples[i], (dt.get(prof.samples[i]) ?? 0) + (prof.timeDeltas[i] ?? 0))
 }
 const total = [...dt.values()].reduce((a, b) => a + b, 0)
-// Bundled frames are mapped back to their sources through the bundle's source map.
-const maps = new Map()
-const mapOf = (url) => {
-  if (!maps.has(url)) {
-    let map
-    try {
-      const file = url.startsWith("file:") ? fileURLToPath(url) : url
-      if (existsSync(`${file}.map`)) map = new SourceMap(JSON.parse(readFileSync(`${file}.map`, "utf8")))
-    } catch {}
-    maps.set(url, map)
-  }
-  return maps.get(url)
-}
-const label = (n) => {
-  const f = n.callFrame
-  const entry = f.lineNumber >= 0 ? mapOf(f.url)?.findEntry(f.lineNumber, f.columnNumber) : undefined
-  if (entry?.originalSource) {
-    const src = entry.originalSource.replace(/^.*\/(node_modules\/|src\/)/, "$1")
-    return `${f.functionName || "(anon)"} ${src}:${entry.originalLine + 1}`
-  }
-  const url = f.url.replace(/^.*\/(node_modules\/|dist\/|src\/)/, "$1")
-  return `${f.functionName || "(anon)"} ${url}:${f.lineNumber + 1}`
-}
+const label = (n) => frameLabel(n.callFrame)
 const self = new Map()
 for (const n of prof.nodes) {
   const k = label(n)
@@ -89,18 +66,4 @@ for (const [id, t] of dt) {
 }
 const pct = (t) => `${((100 * t) / total).toFixed(1).padStart(5)}%`
 console.log(`total ${(total / 1e6).toFixed(1)} s sampled`)
-console.log("\n-- self --")
-for (const [k, t] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(pct(t), k)
-if (filter !== undefined) {
-  console.log(`\n-- inclusive, matching /${filter}/ --`)
-  const re = new RegExp(filter)
-  for (const [k, t] of [...incl].filter(([k]) => re.test(k)).sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(pct(t), k)
-}
-// Self time per source file (after source maps).
-const perFile = new Map()
-for (const [k, t] of self) {
-  const f = k.split(" ").slice(1).join(" ").replace(/:\d+$/, "")
-  perFile.set(f, (perFile.get(f) ?? 0) + t)
-}
-console.log("\n-- self per file --")
-for (const [k, t] of [...perFile].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(pct(t), k)
+printTables({ self, incl, top, filter, show: pct })
