@@ -16,8 +16,10 @@ import { ALICE_ID, BOB_ID, BOT1_ID, S1_ID } from "../../src/sandbox/Seed.ts"
 import { GAMES, MICROBLOG_USERS, PHOTO_USERS, STREAMING_USERS, VIDEO_CHANNELS } from "../../src/sandbox/sources/Seed.ts"
 import { CLIENT_REDIRECT, raw, signIn, TestApp, tokenOf, UA } from "../utils/TestApp.ts"
 import { FEED_MODULES, feedIdentifier, S1_TEXT, S1_TEXT2, text } from "./Contract.ts"
-import type { Answer, Context, Operation, Variant } from "./FuzzRoutes.ts"
-import { checkAnswer, operationsOf, send, variantsOf } from "./FuzzRoutes.ts"
+import type { Answer, Operation } from "./FuzzRoutes.ts"
+import { checkAnswer, operationsOf, send } from "./FuzzRoutes.ts"
+import type { Context, Variant } from "./FuzzVariants.ts"
+import { variantsOf } from "./FuzzVariants.ts"
 import { CapturedApp } from "./HardeningFixtures.ts"
 
 const TIMEOUT_MS = 10_000
