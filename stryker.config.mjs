@@ -18,7 +18,8 @@ export const targets = {
   // The token policy (a refresh token presented again: raced or reused) is TokenStore.fromStorage.
   "src/services/TokenStore.ts:TokenStorage..TokenStore": ["test/auth/TokenPolicyMutation.test.ts", "test/contracts/TokenStore.test.ts", "test/auth/RefreshRace.test.ts"],
   // The token cache in front of the store: what it keeps, and that an ended token is never answered from it.
-  "src/layers/cache/TokenStoreCached.ts": ["test/auth/TokenStoreCached.test.ts", "test/contracts/TokenStore.test.ts", "test/perf/HotPathAuthCheck.test.ts"],
+  "src/layers/cache/TokenStoreCached.ts": ["TokenStoreCached", "TokenStoreCachedMutation", "TokenStoreCachedBounds"].map((n) => `test/auth/${n}.test.ts`)
+    .concat(["test/contracts/TokenStore.test.ts", "test/perf/HotPathAuthCheck.test.ts"]),
   // What a revocation notification names, and what the cache makes of one it hears.
   "src/layers/sql/TokenStoreListener.ts:revocationPayload..applyRevocations": ["test/auth/TokenStoreCached.test.ts"],
   "src/services/Pkce.ts": ["test/auth/PkceMutation.test.ts", "test/auth/AuthSignIn.test.ts", "test/auth/AuthTokens.test.ts", "test/auth/AuthPlatformToken.test.ts", "test/auth/SignInEdges.test.ts"],
