@@ -18,6 +18,7 @@ import { withDeadline } from "./Deadline.ts"
 import { SchemaErrors } from "./Middleware.ts"
 import { mayHoldNulBesidesBody, nullCharacterProblems, schemaProblemsBesides } from "./NullCharacter.ts"
 import { redactPath, redactQuery, redactText } from "../services/Redact.ts"
+import { routedPath } from "../services/RoutedPath.ts"
 
 const MAX_BODY_BYTES = 1024 * 1024
 
@@ -164,23 +165,6 @@ const defaultMessage: Record<number, string> = {
 
 const isJson = (res: HttpServerResponse.HttpServerResponse) =>
   (res.headers["content-type"] ?? "").startsWith("application/json")
-
-/**
- * The path as the router matches it (FindMyWay: absolute form reduced to its path, cut at `?`, `;`
- * or `#`, %xx decoded, repeated slashes merged, case ignored), so that no spelling of a gateway
- * path (`/API/…`, `/%61pi/…`, `//api/…`, `http://host/api/…`) reaches a handler past the guards.
- */
-const routedPath = (url: string): string => {
-  let path = url.charCodeAt(0) === 47 ? url : url.replace(/^https?:\/\/.*?\//i, "/")
-  const end = path.slice(1).search(/[?;#]/)
-  if (end >= 0) path = path.slice(0, end + 1)
-  try {
-    path = decodeURI(path)
-  } catch {
-    // Malformed %xx: the router matches nothing either (404).
-  }
-  return path.replace(/\/{2,}/g, "/").toLowerCase()
-}
 
 /** Plain code on every request: the usual spelling is answered without normalising. */
 const gatewayPath = (url: string) => {

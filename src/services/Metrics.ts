@@ -5,6 +5,7 @@
 import { Effect, Metric } from "effect"
 import type { Context } from "effect"
 import { boundedMemo } from "./Memo.ts"
+import { routedPath } from "./RoutedPath.ts"
 
 const HTTP_REQUESTS = { description: "HTTP requests answered, by method, route template and status", incremental: true } as const
 const HTTP_DURATION = {
@@ -176,7 +177,9 @@ export const recordRequestUnsafe = (context: Context.Context<never>, method: str
  * The route label of a request: the path with every id (a decimal segment) as `:id` and the name
  * after `getUserId`/`getGameId` as `:name`; the sandbox as one label; a 404 as `unmatched`, so a
  * scanner's invented paths never add series. The global middleware runs outside the router, where
- * the matched template is not known, so the template is rebuilt from the path's shape.
+ * the matched template is not known, so the template is rebuilt from the path's shape — read as the
+ * router reads it (RoutedPath.ts), so that `/API/…`, `//api/…`, `…/user;x=1` or a trailing slash
+ * add no series of their own and never carry a looked-up name.
  */
 export const routeLabel = (url: string, status: number): string => {
   if (status === 404) return "unmatched"
@@ -189,12 +192,18 @@ export const routeLabel = (url: string, status: number): string => {
   return path.startsWith("/api/") || path.startsWith("/auth/") ? keptRouteLabel(path) : labelOf(path)
 }
 
+/** The API's path words that take a name after them, as its templates spell them (compared in lower case). */
+const NAME_LOOKUPS: Readonly<Record<string, string>> = { getuserid: "getUserId", getgameid: "getGameId" }
+
 const labelOf = (path: string): string => {
-  const segments = path.split("/")
-  for (let i = 0; i < segments.length; i++) {
-    if (/^[0-9]+$/.test(segments[i]!)) segments[i] = ":id"
-    else if (i > 0 && (segments[i - 1] === "getUserId" || segments[i - 1] === "getGameId")) segments[i] = ":name"
-  }
-  return segments.join("/")
+  const routed = routedPath(path)
+  if (routed.startsWith("/sandbox")) return "/sandbox/*"
+  const segments = routed.split("/")
+  // `/api/v1/user/` is routed as `/api/v1/user`.
+  if (segments.length > 2 && segments[segments.length - 1] === "") segments.pop()
+  const label = segments.map((segment, i) =>
+    /^[0-9]+$/.test(segment) ? ":id" : i > 0 && NAME_LOOKUPS[segments[i - 1]!] !== undefined ? ":name" : NAME_LOOKUPS[segment] ?? segment
+  )
+  return label.join("/")
 }
 const keptRouteLabel = boundedMemo(10_000, labelOf)

@@ -9,7 +9,17 @@ describe("routeLabel: a bounded metrics label from the path", () => {
     ["/api/v1/bots/1/servers/2/modules/streaming/getGameId/Just%20Chatting", 404, "unmatched"],
     ["/sandbox/discord/api/v10/webhooks/1/secret-token", 204, "/sandbox/*"],
     ["/auth/idp/token/refresh", 200, "/auth/idp/token/refresh"],
-    ["/anything/a-scanner/tried", 404, "unmatched"]
+    ["/anything/a-scanner/tried", 404, "unmatched"],
+    // Spellings the router matches too: the same label, never the looked-up name.
+    ["/api/v1/bots/1/servers/2/modules/streaming/getUserId//sandboxstreamer", 200, "/api/v1/bots/:id/servers/:id/modules/streaming/getUserId/:name"],
+    ["/API/V1/BOTS/1/SERVERS/2/MODULES/STREAMING/GETUSERID/SANDBOXSTREAMER", 200, "/api/v1/bots/:id/servers/:id/modules/streaming/getUserId/:name"],
+    ["/api/v1/bots/1/servers/2/modules/streaming/getGameId/Just%20Chatting/", 200, "/api/v1/bots/:id/servers/:id/modules/streaming/getGameId/:name"],
+    ["/api/v1/user;session=1", 200, "/api/v1/user"],
+    ["//api//v1/us%65r/", 200, "/api/v1/user"],
+    ["http://127.0.0.1:8080/api/v1/bots/7/servers", 200, "/api/v1/bots/:id/servers"],
+    ["/SANDBOX/sources/streaming/sandboxstreamer/events", 201, "/sandbox/*"],
+    ["/", 200, "/"],
+    ["/readyz", 200, "/readyz"]
   ] as const)("%s (%i) → %s", (url, status, label) => {
     expect(routeLabel(url, status)).toBe(label)
   })
