@@ -114,7 +114,7 @@ const signInOnA = Effect.flatMap(Instances, ({ a }) => signIn(ALICE_ID).pipe(Eff
 const post = (on: Instance, path: string, headers: Record<string, string>) =>
   Effect.promise(async () => {
     const res = await fetch(on.app.url + path, { method: "POST", headers: { ...UA, ...headers } })
-    return { status: res.status, body: await res.json() as any }
+    return { status: res.status, body: (await res.json()) as unknown }
   })
 
 /** Token-cache hits of the process (A and B share the registry: read around B's requests only). */

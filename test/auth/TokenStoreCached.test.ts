@@ -1,16 +1,15 @@
 /** The per-instance token cache: hits skip the store, expire with their TTL, and revocations here apply at once. */
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Context, Effect, Fiber, Latch, Layer } from "effect"
+import { Context, Effect, Fiber, Latch, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { randomUUID } from "node:crypto"
 import { TokenStoreCached } from "../../src/layers/cache/TokenStoreCached.ts"
 import type { RevocationFeed, RevocationSink } from "../../src/layers/cache/TokenStoreCached.ts"
 import { applyRevocations, DROP_ALL, revocationPayload } from "../../src/layers/sql/TokenStoreListener.ts"
-import { newToken, TokenStore } from "../../src/services/TokenStore.ts"
+import { TokenStore } from "../../src/services/TokenStore.ts"
 import { TokenStoreMemory } from "../layers/TokenStoreMemory.ts"
 
-const user = { id: "100000000000000001", username: "alice", discriminator: "0", globalName: null, avatar: null, locale: "en-US" }
-const platform = { accessEnc: "v1.k1.aaa.bbb", refreshEnc: "v1.k1.ccc.ddd", expiresAt: new Date(Date.now() + 3600_000) }
+import { pairAt, platform, signedInFamily } from "./TokenFixtures.ts"
 
 /** The memory store with a count of the reads that reach it. */
 const counting = (reads: { n: number }) =>
@@ -26,16 +25,8 @@ it.effect("hits skip the store until the TTL; revoke and rotate through it apply
   const reads = { n: 0 }
   return Effect.gen(function*() {
     const store = yield* TokenStore
-    const at = new Date(yield* Clock.currentTimeMillis)
-    const pair = () => ({
-      access: { token: newToken("access"), issuedAt: at, expiresAt: new Date(at.getTime() + 3600_000) },
-      refresh: { token: newToken("refresh"), issuedAt: at, expiresAt: new Date(at.getTime() + 86400_000) }
-    })
-    const familyId = randomUUID()
-    const temporary = { token: newToken("temporary"), issuedAt: at, expiresAt: new Date(at.getTime() + 60_000) }
-    yield* store.createFamily({ familyId, user, platform, temporary, codeChallenge: undefined })
-    const first = pair()
-    yield* store.issuePair(familyId, first)
+    const { familyId, at, ...first } = yield* signedInFamily()
+    const pair = () => pairAt(at)
 
     for (let i = 0; i < 3; i++) {
       assert.strictEqual((yield* store.resolveAccess(first.access.token))?.familyId, familyId)
@@ -66,17 +57,7 @@ it.effect("hits skip the store until the TTL; revoke and rotate through it apply
 
 describe("with a revocation feed (other instances' revocations, sql/TokenStoreListener.ts)", () => {
   /** A family signed in on the memory store, with an access token. */
-  const signedIn = Effect.gen(function*() {
-    const store = yield* TokenStore
-    const at = new Date(yield* Clock.currentTimeMillis)
-    const familyId = randomUUID()
-    const temporary = { token: newToken("temporary"), issuedAt: at, expiresAt: new Date(at.getTime() + 60_000) }
-    yield* store.createFamily({ familyId, user, platform, temporary, codeChallenge: undefined })
-    const access = { token: newToken("access"), issuedAt: at, expiresAt: new Date(at.getTime() + 3600_000) }
-    const refresh = { token: newToken("refresh"), issuedAt: at, expiresAt: new Date(at.getTime() + 86400_000) }
-    yield* store.issuePair(familyId, { access, refresh })
-    return { familyId, access: access.token }
-  })
+  const signedIn = Effect.map(signedInFamily(), (f) => ({ familyId: f.familyId, access: f.access.token }))
 
   it.effect("nothing kept before it listens or while it does not; a named family is dropped; emptied when back", () => {
     const reads = { n: 0 }

@@ -6,22 +6,20 @@
  * a revocation or a rotation ends them at once, in the service and over HTTP on a live app.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Clock, Effect, Exit, Layer, Schema } from "effect"
+import { Effect, Exit, Layer, Schema } from "effect"
 import { TestClock } from "effect/testing"
-import { randomUUID } from "node:crypto"
 import { TokenCheck } from "../../src/domain/Token.ts"
 import { makeDigestMemo, TokenStoreCached } from "../../src/layers/cache/TokenStoreCached.ts"
 import { ALICE_ID } from "../../src/sandbox/Seed.ts"
 import type { Families } from "../../src/services/AuthFamily.ts"
 import { AuthSettings } from "../../src/services/AuthSettings.ts"
 import { makeTokenLifecycle } from "../../src/services/AuthTokens.ts"
-import { newToken, sha256Hex, TokenStore } from "../../src/services/TokenStore.ts"
+import { sha256Hex, TokenStore } from "../../src/services/TokenStore.ts"
 import { TokenStoreMemory } from "../layers/TokenStoreMemory.ts"
+import { pairAt, signedInFamily } from "../auth/TokenFixtures.ts"
 import { dbKinds } from "../utils/Db.ts"
 import { json, raw, signIn, TestApp } from "../utils/TestApp.ts"
 
-const user = { id: "100000000000000001", username: "alice", discriminator: "0", globalName: null, avatar: null, locale: "en-US" }
-const platform = { accessEnc: "v1.k1.aaa.bbb", refreshEnc: "v1.k1.ccc.ddd", expiresAt: new Date(Date.now() + 3600_000) }
 
 const settings = AuthSettings.of({
   publicUrl: "http://127.0.0.1:9",
@@ -75,13 +73,7 @@ describe("the check over the cached store", () => {
       const uncachedChecks = yield* makeTokenLifecycle(families).pipe(Effect.provideService(TokenStore, inner))
       const cachedChecks = yield* makeTokenLifecycle(families).pipe(Effect.provideService(TokenStore, cached))
 
-      const at = new Date(yield* Clock.currentTimeMillis)
-      const familyId = randomUUID()
-      const temporary = { token: newToken("temporary"), issuedAt: at, expiresAt: new Date(at.getTime() + 60_000) }
-      yield* inner.createFamily({ familyId, user, platform, temporary, codeChallenge: undefined })
-      const access = { token: newToken("access"), issuedAt: at, expiresAt: new Date(at.getTime() + 3_000) }
-      const refresh = { token: newToken("refresh"), issuedAt: at, expiresAt: new Date(at.getTime() + 86_400_000) }
-      yield* inner.issuePair(familyId, { access, refresh })
+      const { familyId, access } = yield* signedInFamily({ accessTtlSeconds: 3 }).pipe(Effect.provideService(TokenStore, inner))
       const header = `Bearer ${access.token}`
 
       // The rate limit's key first (as the /auth middleware asks), then the check: one store read.
@@ -116,16 +108,8 @@ describe("the check over the cached store", () => {
     Effect.gen(function*() {
       const store = yield* TokenStore
       const checks = yield* makeTokenLifecycle(families)
-      const at = new Date(yield* Clock.currentTimeMillis)
-      const pair = () => ({
-        access: { token: newToken("access"), issuedAt: at, expiresAt: new Date(at.getTime() + 3600_000) },
-        refresh: { token: newToken("refresh"), issuedAt: at, expiresAt: new Date(at.getTime() + 86_400_000) }
-      })
-      const familyId = randomUUID()
-      const temporary = { token: newToken("temporary"), issuedAt: at, expiresAt: new Date(at.getTime() + 60_000) }
-      yield* store.createFamily({ familyId, user, platform, temporary, codeChallenge: undefined })
-      const first = pair()
-      yield* store.issuePair(familyId, first)
+      const { familyId, at, ...first } = yield* signedInFamily()
+      const pair = () => pairAt(at)
       assert.isTrue((yield* checks.check(first.access.token)).is_valid)
       assert.strictEqual(yield* store.familyOf(first.access.token), familyId)
 

@@ -6,13 +6,13 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Clock, Effect, Layer, Redacted } from "effect"
 import { TestClock } from "effect/testing"
-import { randomUUID } from "node:crypto"
 import { makeDigestMemo, TokenStoreCached } from "../../src/layers/cache/TokenStoreCached.ts"
 import { withGuildListMemo } from "../../src/layers/discord/DiscordCache.ts"
 import type { PlatformGuildSummary } from "../../src/services/ChatPlatform.ts"
 import { routeLabel } from "../../src/services/Metrics.ts"
 import { newToken, sha256Hex, TokenStore } from "../../src/services/TokenStore.ts"
 import { TokenStoreMemory } from "../layers/TokenStoreMemory.ts"
+import { signedInFamily } from "../auth/TokenFixtures.ts"
 
 describe("the digest memo", () => {
   it("hashes a remembered token once until its entry ends; forgets revoked digests; stays bounded", () => {
@@ -38,8 +38,6 @@ describe("the digest memo", () => {
   })
 })
 
-const user = { id: "100000000000000001", username: "alice", discriminator: "0", globalName: null, avatar: null, locale: "en-US" }
-const platform = { accessEnc: "v1.k1.aaa.bbb", refreshEnc: "v1.k1.ccc.ddd", expiresAt: new Date(Date.now() + 3600_000) }
 
 it.effect("TokenStoreCached with the memo: hits, expiry, and revocation answer as before", () => {
   const reads = { n: 0 }
@@ -49,13 +47,7 @@ it.effect("TokenStoreCached with the memo: hits, expiry, and revocation answer a
     )
   return Effect.gen(function*() {
     const store = yield* TokenStore
-    const at = new Date(yield* Clock.currentTimeMillis)
-    const familyId = randomUUID()
-    const temporary = { token: newToken("temporary"), issuedAt: at, expiresAt: new Date(at.getTime() + 60_000) }
-    yield* store.createFamily({ familyId, user, platform, temporary, codeChallenge: undefined })
-    const access = { token: newToken("access"), issuedAt: at, expiresAt: new Date(at.getTime() + 3600_000) }
-    const refresh = { token: newToken("refresh"), issuedAt: at, expiresAt: new Date(at.getTime() + 86400_000) }
-    yield* store.issuePair(familyId, { access, refresh })
+    const { familyId, access } = yield* signedInFamily()
 
     for (let i = 0; i < 4; i++) assert.strictEqual((yield* store.resolveAccess(access.token))?.familyId, familyId)
     assert.strictEqual(reads.n, 1)

@@ -15,6 +15,7 @@ import { TokenStoreSql } from "../../src/layers/sql/TokenStoreSql.ts"
 import { newToken, TokenStore } from "../../src/services/TokenStore.ts"
 import type { NewToken, TokenKind } from "../../src/services/TokenStore.ts"
 import { testDb } from "../utils/Db.ts"
+import { platform, user } from "../auth/TokenFixtures.ts"
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL
 
@@ -31,8 +32,6 @@ const HeardLive = Layer.effect(Heard, Effect.gen(function*() {
   return Heard.of({ take: Effect.sync(() => heard.splice(0)) })
 }))
 
-const user = { id: "100000000000000001", username: "alice", discriminator: "0", globalName: null, avatar: null, locale: "en-US" }
-const platform = { accessEnc: "v1.k1.aaa.bbb", refreshEnc: "v1.k1.ccc.ddd", expiresAt: new Date(Date.now() + 3600_000) }
 const token = (kind: TokenKind, ttlSeconds = 3600): NewToken => {
   const issuedAt = new Date()
   return { token: newToken(kind), issuedAt, expiresAt: new Date(issuedAt.getTime() + ttlSeconds * 1000) }
