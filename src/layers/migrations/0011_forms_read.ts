@@ -16,14 +16,15 @@ import { SqlClient } from "effect/sql"
  * A create that releases its scope's row before the commit flush: `forms_create_durable` (CALL)
  * does what `forms_create` (0010) does, then COMMITs with `synchronous_commit = off` — the counter
  * row's lock, which serialises the scope's creates so that the limit stays exact, is released once
- * the commit is in memory — and only then waits for durability: a second transaction that takes a
- * transaction id commits with the session's own `synchronous_commit`, which flushes the WAL up to
- * its commit, past the create's. The caller's answer still waits for the flush (an acknowledged
- * create is durable), but the flushes of a scope's creates are no longer in series: 50 writers of
- * one scope, 181 → 768 creates/s (measured with this function against 0010's on PostgreSQL 15).
- * What other sessions may see, for the flush's duration, is a create not yet durable (lost, with
- * its audit entry and count, if the database crashes in that instant; its own caller then gets an
- * error, never a 200). Only callable outside a transaction (FormsRepoSql picks `forms_create` in one).
+ * the commit is in memory — and was meant only then to wait for durability, in a second transaction
+ * that takes a transaction id. It does not wait: that transaction writes no WAL before its commit
+ * record, and PostgreSQL commits such a transaction asynchronously whatever `synchronous_commit`
+ * says, so this procedure answers before the create's flush, and an immediate stop of the database
+ * loses creates already answered (issue #30). Migration 0014 redefines it to wait (its second
+ * transaction writes a WAL record); the 181 → 768 creates/s measured here (50 writers of one scope,
+ * against 0010's function, PostgreSQL 15) were without any flush wait: see 0014 and bench/README.md
+ * for what the durable one costs. Only callable outside a transaction (FormsRepoSql picks
+ * `forms_create` in one).
  */
 const FORM_PARAMS = `p_title text, p_color_hex text, p_channel_id text, p_fwd_channel_ids jsonb, p_role_mentions jsonb,
   p_public_mentions jsonb, p_flags jsonb, p_taskboard_board text, p_steps jsonb`
@@ -74,7 +75,7 @@ BEGIN
   fwd_channel_ids := r.fwd_channel_ids; role_mentions := r.role_mentions; public_mentions := r.public_mentions;
   flags := r.flags; taskboard_board := r.taskboard_board; created_at := r.created_at; steps := r.steps;
   COMMIT;
-  -- A new transaction with an id: its commit (at the end of the CALL, synchronous as the session says) flushes the create's.
+  -- Meant to flush the create's commit; a transaction that writes no WAL commits without a flush (fixed in 0014).
   PERFORM txid_current();
 END $$`)
 })

@@ -70,8 +70,10 @@ export const FormsRepoSql = Layer.effect(FormsRepo, Effect.gen(function*() {
       spans.listSince
     )
 
-  // A create outside a transaction commits before its flush (migration 0011): the scope's row is
-  // not held through it. Inside one (the caller commits) it is the plain function.
+  // A create outside a transaction commits before its flush and only then waits for it (the
+  // procedure of migration 0011, as redefined by 0014): the scope's row is not held through the
+  // flush, and the answer comes once the create is flushed. Inside one (the caller commits) it is
+  // the plain function.
   const inTransaction = Effect.map(Effect.serviceOption(sql.transactionService), Option.isSome)
 
   return FormsRepo.of({
