@@ -83,10 +83,10 @@ export const checkSchema = (doc: SchemaDocument, schemaName: string, value: unkn
         out.push(`${path}: ${matching} of the ${key} alternatives match`)
       }
       // None matches: the closest alternative's problems say what is wrong (e.g. a label too long);
-      // the one whose `type` matches (Discord's discriminator) first.
+      // the one of the right JSON type whose `type` matches (Discord's discriminator) first.
       if (matching === 0 && results.length > 0) {
         const rank = (inner: ReadonlyArray<string>) =>
-          inner.length + (inner.some((p) => p.startsWith(`${path}.type:`)) ? 1_000 : 0)
+          inner.length + (inner.some((p) => p.startsWith(`${path}.type:`) || p.startsWith(`${path}: expected`)) ? 1_000 : 0)
         out.push(...results.reduce((best, inner) => (rank(inner) < rank(best) ? inner : best)))
       }
     }

@@ -194,6 +194,17 @@ layer(SandboxServer.layer(), { excludeTestServices: true })("sandbox interaction
       assert.strictEqual((yield* send("POST", `/channels/${S1_FEEDS}/messages`, { content: "x" })).status, 200)
     }))
 
+  it.effect("a slow fault answers 3.5 s late, once", () =>
+    Effect.gen(function*() {
+      yield* control("POST", "/sandbox/faults", { route: "GET /applications/@me", kind: "slow" })
+      const started = Date.now()
+      assert.strictEqual((yield* send("GET", "/applications/@me")).status, 200)
+      assert.isAtLeast(Date.now() - started, 3400)
+      const again = Date.now()
+      yield* send("GET", "/applications/@me")
+      assert.isBelow(Date.now() - again, 1000)
+    }), { timeout: 15_000 })
+
   it.effect("a webhook message's author carries primary_guild, its embeds Discord's echo", () =>
     Effect.gen(function*() {
       const answer = yield* send("POST", `/webhooks/${WEBHOOK_S1_ID}/${WEBHOOK_S1_TOKEN}?wait=true`, { content: "hi", embeds: [{ title: "t" }] }, {})
