@@ -25,7 +25,8 @@ export { DiscordState, DiscordStore, SANDBOX_DISCORD_API, SANDBOX_DISCORD_AUTHOR
 
 
 const FaultBody = Schema.Struct({
-  route: Schema.String,
+  /** Route name, or "*"; not needed for dm_closed. */
+  route: Schema.optionalKey(Schema.String),
   count: Schema.optionalKey(Schema.Int),
   kind: Schema.Literals(["400", "429", "500", "hang", "401", "403", "404", "slow", "dm_closed"]),
   /** dm_closed: whose direct messages refuse the bots (50007), `count` posts or until DELETE. */
@@ -37,6 +38,17 @@ const FaultBody = Schema.Struct({
 
 const badRequest = (message: string) => HttpServerResponse.jsonUnsafe({ message, code: 50035 }, { status: 400 })
 
+/** A fault for a route (by name, and path prefix), or closed DMs for a user (`count` posts, or until DELETE). */
+const addFault = (state: SandboxState["Service"], closedDms: Map<string, number>, body: typeof FaultBody.Type) => {
+  if (body.kind === "dm_closed") {
+    const userId = body.user_id
+    return userId === undefined ? Effect.fail("dm_closed needs user_id") : Effect.sync(() => void closedDms.set(userId, body.count ?? Infinity))
+  }
+  if (body.route === undefined) return Effect.fail("route is required")
+  const fault = { route: body.route, kind: body.kind, retryAfter: body.retry_after ?? 1, global: body.global ?? false, path: body.path }
+  return state.addFault(fault, body.count ?? 1)
+}
+
 /** `/sandbox/faults`, `/sandbox/stats`: control routes, themselves never faulted nor counted. */
 const ControlRoutes = Layer.mergeAll(
   HttpRouter.use((router) =>
@@ -47,22 +59,7 @@ const ControlRoutes = Layer.mergeAll(
         "POST",
         "/sandbox/faults",
         HttpServerRequest.schemaBodyJson(FaultBody).pipe(
-          Effect.flatMap((body) =>
-            body.kind === "dm_closed"
-              ? body.user_id === undefined
-                ? Effect.fail("dm_closed needs user_id")
-                : Effect.sync(() => void closedDms.set(body.user_id!, body.count ?? Infinity))
-              : state.addFault(
-              {
-                route: body.route,
-                kind: body.kind,
-                retryAfter: body.retry_after ?? 1,
-                global: body.global ?? false,
-                path: body.path
-              },
-              body.count ?? 1
-            )
-          ),
+          Effect.flatMap((body) => addFault(state, closedDms, body)),
           Effect.as(HttpServerResponse.jsonUnsafe({ ok: true })),
           Effect.catch((error) => Effect.succeed(badRequest(`Invalid fault: ${String(error)}`)))
         )

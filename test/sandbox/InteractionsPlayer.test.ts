@@ -7,7 +7,8 @@
  */
 import { afterAll, assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { defaultSandboxConfig, SandboxConfig, SandboxServer } from "../../src/sandbox/Sandbox.ts"
+import { interactionsOf } from "../../src/sandbox/interactions/State.ts"
+import { DiscordState, defaultSandboxConfig, SandboxConfig, SandboxServer } from "../../src/sandbox/Sandbox.ts"
 import { BOB_ID, BOT1_ID, BOT1_TOKEN, S1_ID, SEED } from "../../src/sandbox/Seed.ts"
 import { assertShape } from "./DiscordShapesCheck.ts"
 import type { Handler, Received } from "./InteractionReceiver.ts"
@@ -211,6 +212,42 @@ layer(Sandbox, { excludeTestServices: true })("sandbox member player", (it) => {
       assert.deepStrictEqual(list(field(chosen.body, "followups")).map((f) => field(f, "content")), ["Started"])
       assert.notStrictEqual(field(chosen.body, "message_id"), picked)
       assert.strictEqual((yield* play({ action: "select", custom_id: "pick", values: ["f9"], message_id: picked })).status, 400)
+    }))
+
+  it.effect("the interaction's webhook closes after 15 minutes; the callback route after 3 s", () =>
+    Effect.gen(function*() {
+      const server = yield* SandboxServer
+      const store = yield* DiscordState
+      yield* arm(() => ({ body: { type: 5 } }))
+      const deferred = yield* play({ action: "command", name: "submit" })
+      assert.deepStrictEqual(problems(deferred), [])
+      const token = String(last().interaction["token"])
+      const record = interactionsOf(store).byToken.get(token)!
+      const original = `${API}/webhooks/${BOT1_ID}/${token}/messages/@original`
+      const edit = (content: string) => json("PATCH", original, { content })
+      assert.strictEqual((yield* edit("within 15 minutes")).status, 200)
+      Object.assign(record, { createdAt: record.createdAt - 15 * 60 * 1000 - 1000 })
+      const late = yield* edit("too late")
+      assert.deepStrictEqual([late.status, field(late.body, "code")], [404, 10015])
+      assert.strictEqual(field((yield* json("POST", `${API}/webhooks/${BOT1_ID}/${token}`, { content: "x" })).body, "code"), 10015)
+      // A callback more than 3 s after the interaction: the token was invalidated.
+      let status = 0
+      yield* arm(async (got) => {
+        const rec = interactionsOf(store).byToken.get(String(got.interaction["token"]))!
+        Object.assign(rec, { createdAt: rec.createdAt - 3500 })
+        const url = `${server.url}${API}/interactions/${String(got.interaction["id"])}/${String(got.interaction["token"])}/callback`
+        status = (await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ type: 5 }) })).status
+        return { status: 202 }
+      })
+      const answer = yield* play({ action: "command", name: "submit" })
+      assert.strictEqual(status, 404)
+      assert.match(problems(answer).join(), /202 without calling the callback route/)
+    }))
+
+  it.effect("GET /applications/@me names the bot's interactions endpoint", () =>
+    Effect.gen(function*() {
+      const app = yield* json("GET", `${API}/applications/@me`, undefined, { authorization: `Bot ${BOT1_TOKEN}` })
+      assert.strictEqual(field(app.body, "interactions_endpoint_url"), `${receiver.url}/interactions/${BOT1_ID}`)
     }))
 
   it.effect("an answer after 3 s is a problem, and so is one a slow fault delays", () =>

@@ -77,7 +77,11 @@ const commandOf = (store: DiscordStore, bot: SeedBot, request: Body, previous: R
 
 export const applicationRoutes = (store: DiscordStore): ReadonlyArray<Route> => [
   ["GET", "/applications/@me", undefined, (ctx) =>
-    Effect.succeed(ctx.principal?.kind === "bot" ? json(application(ctx.principal.bot, ctx.origin)) : Errors.unauthorized())],
+    Effect.succeed(
+      ctx.principal?.kind === "bot"
+        ? json(application(ctx.principal.bot, store.config.interactionsOrigin ?? ctx.origin))
+        : Errors.unauthorized()
+    )],
   ["GET", "/applications/{application_id}/commands", "application_id", (ctx) => {
     const bot = ownApplication(ctx)
     if (!("token" in bot)) return Effect.succeed(bot)
