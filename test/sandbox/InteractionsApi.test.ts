@@ -211,5 +211,8 @@ layer(SandboxServer.layer(), { excludeTestServices: true })("sandbox interaction
       assert.strictEqual(answer.status, 200)
       assertShape("MessageResponse", answer.body)
       assert.strictEqual(field(field(answer.body, "author"), "primary_guild"), null)
+      const history = yield* send("GET", `/channels/${S1_TEXT}/messages?limit=100`)
+      assert.isTrue(list(history.body).some((m) => field(m, "id") === field(answer.body, "id")), "in the channel's history")
+      for (const m of list(history.body)) assertShape("MessageResponse", m)
     }))
 })

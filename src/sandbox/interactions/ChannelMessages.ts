@@ -3,7 +3,7 @@
  * opens a DM channel (PrivateChannelResponse); `POST /channels/{id}/messages` posts into a server's
  * text or news channel or a DM channel, `GET` lists a channel's messages (newest first), and
  * `GET`/`PATCH`/`DELETE /channels/{id}/messages/{message_id}` read, edit (a new version, the earlier
- * ones kept for the inbox) and delete one. The seed's permissions hold: a server the bot is not in, or
+ * ones kept for the inbox) and delete one; the history also holds the channel's webhook messages. The seed's permissions hold: a server the bot is not in, or
  * a channel it cannot view → 403 50001; cannot send → 403 50013; unknown channel → 404 10003; a DM to
  * a user who shares no server with the bot, or whose DMs are closed (fault) → 403 50007.
  */
@@ -11,6 +11,7 @@ import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import type { DiscordContext } from "../DiscordHttp.ts"
 import { discordError, Errors } from "../DiscordHttp.ts"
+import { webhookMessage } from "../DiscordShapes.ts"
 import type { DiscordStore } from "../DiscordState.ts"
 import type { SeedBot } from "../Seed.ts"
 import { computePermissions, findChannel, findUser, PermissionBits, SEED } from "../Seed.ts"
@@ -67,6 +68,8 @@ export const storeMessage = (store: DiscordStore, m: Omit<BotMessage, "id" | "de
   interactionsOf(store).messages.set(message.id, message)
   return message
 }
+
+const isBody = (u: unknown): u is Body => typeof u === "object" && u !== null && !Array.isArray(u)
 
 const botById = (id: string): SeedBot => SEED.bots.find((b) => b.id === id)!
 
@@ -127,12 +130,20 @@ export const channelRoutes = (store: DiscordStore): ReadonlyArray<Route> => [
     const limit = Math.min(100, Math.max(1, Number(ctx.query.get("limit") ?? "50") || 50))
     const before = ctx.query.get("before")
     const after = ctx.query.get("after")
-    const messages = [...interactionsOf(store).messages.values()]
+    const own = [...interactionsOf(store).messages.values()]
       .filter((m) => visible(m, channelId))
+      .map((m) => ({ id: m.id, shape: () => messageResponse(m, botById(m.botId), ctx.origin) }))
+    // Messages executed through the channel's webhooks are in its history too.
+    const hooked = store.messages.filter((m) => m.channelId === channelId).flatMap((m) => {
+      const hook = store.webhooks.get(m.webhookId)
+      const body = m.body
+      return hook !== undefined && isBody(body) ? [{ id: m.id, shape: () => webhookMessage(m, hook, body) }] : []
+    })
+    const messages = [...own, ...hooked]
       .filter((m) => (before === null || BigInt(m.id) < BigInt(before)) && (after === null || BigInt(m.id) > BigInt(after)))
-      .reverse()
+      .sort((a, b) => (BigInt(a.id) > BigInt(b.id) ? -1 : 1))
       .slice(0, limit)
-    return json(messages.map((m) => messageResponse(m, botById(m.botId), ctx.origin)))
+    return json(messages.map((m) => m.shape()))
   }],
   ["GET", "/channels/{id}/messages/{message_id}", "id", (ctx) => {
     const bot = botOf(ctx)
