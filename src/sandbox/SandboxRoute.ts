@@ -107,6 +107,7 @@ const faultResponse = (fault: Fault, routeName: string): Effect.Effect<HttpServe
         { status: 404 }
       ))
     case "slow":
+      // Never reached: sandboxRoute runs the handler 3.5 s late instead.
       return Effect.never
     case "500":
       return Effect.succeed(
