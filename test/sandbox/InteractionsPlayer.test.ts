@@ -225,7 +225,13 @@ layer(Sandbox, { excludeTestServices: true })("sandbox member player", (it) => {
       const record = interactionsOf(store).byToken.get(token)!
       const original = `${API}/webhooks/${BOT1_ID}/${token}/messages/@original`
       const edit = (content: string) => json("PATCH", original, { content })
-      assert.strictEqual((yield* edit("within 15 minutes")).status, 200)
+      const edited = yield* edit("within 15 minutes")
+      assert.strictEqual(edited.status, 200)
+      assertShape("MessageResponse", edited.body)
+      assert.strictEqual(field(edited.body, "flags"), 0, "no longer loading")
+      const got = yield* json("GET", original)
+      assertShape("MessageResponse", got.body)
+      assert.strictEqual(field(got.body, "content"), "within 15 minutes")
       Object.assign(record, { createdAt: record.createdAt - 15 * 60 * 1000 - 1000 })
       const late = yield* edit("too late")
       assert.deepStrictEqual([late.status, field(late.body, "code")], [404, 10015])
