@@ -211,6 +211,11 @@ layer(Sandbox, { excludeTestServices: true })("sandbox member player", (it) => {
       assert.deepStrictEqual(at(last().interaction, "data", "values"), ["f2"])
       assert.deepStrictEqual(list(field(chosen.body, "followups")).map((f) => field(f, "content")), ["Started"])
       assert.notStrictEqual(field(chosen.body, "message_id"), picked)
+      const hook = `${API}/webhooks/${BOT1_ID}/${String(last().interaction["token"])}/messages`
+      const edited = yield* json("PATCH", `${hook}/${String(field(chosen.body, "message_id"))}`, { content: "Started (edited)" })
+      assert.strictEqual(edited.status, 200)
+      assertShape("MessageResponse", edited.body)
+      assert.strictEqual(field((yield* json("GET", `${hook}/${picked}`)).body, "code"), 10008, "another interaction's message")
       assert.strictEqual((yield* play({ action: "select", custom_id: "pick", values: ["f9"], message_id: picked })).status, 400)
     }))
 

@@ -3,7 +3,8 @@
  * or `POST /interactions/{id}/{token}/callback`, 204 or with `?with_response=true` an
  * InteractionCallbackResponse), then the interaction's webhook for 15 minutes: follow-ups `POST
  * /webhooks/{application_id}/{token}` (the first one after a deferred answer edits the loading
- * message, as Discord still does) and `GET`/`PATCH`/`DELETE .../messages/@original`. Every call is
+ * message, as Discord still does) and `GET`/`PATCH`/`DELETE .../messages/@original` (or a
+ * follow-up's id). Every call is
  * recorded on the interaction, so the member player can report what the bot did after a deferred
  * answer.
  */
@@ -18,7 +19,7 @@ import type { Route } from "./ChannelMessages.ts"
 import { storeMessage } from "./ChannelMessages.ts"
 import { applyEdit, checkEdit, checkNewMessage, invalidFormBody, readBody } from "./MessageBody.ts"
 import { messageResponse } from "./MessageShapes.ts"
-import type { Body, BotMessage, InteractionRecord } from "./State.ts"
+import type { Body, BotMessage, InteractionRecord, WebhookEvent } from "./State.ts"
 import { ANSWER_DEADLINE_MS, interactionsOf, modalKey, TOKEN_TTL_MS } from "./State.ts"
 
 const isObject = (u: unknown): u is Body => typeof u === "object" && u !== null && !Array.isArray(u)
@@ -86,12 +87,12 @@ const original = (store: DiscordStore, record: InteractionRecord): BotMessage | 
   return message !== undefined && !message.deleted ? message : undefined
 }
 
-const editOriginal = (ctx: DiscordContext, record: InteractionRecord, message: BotMessage, body: Body) => {
+const editMessage = (ctx: DiscordContext, record: InteractionRecord, message: BotMessage, body: Body, kind: WebhookEvent["kind"]) => {
   const previous = message.versions.at(-1)!.body
   const edited = applyEdit(previous, body)
   const flags = typeof previous["flags"] === "number" ? previous["flags"] & ~LOADING : undefined
   message.versions.push({ body: flags !== undefined ? { ...edited, flags } : edited, at: ctx.now })
-  record.events.push({ kind: "edit_original", message_id: message.id, body })
+  record.events.push({ kind, message_id: message.id, body })
   return HttpServerResponse.jsonUnsafe(messageResponse(message, botOf(record), ctx.origin))
 }
 
@@ -110,11 +111,47 @@ export const interactionFollowup = (store: DiscordStore, ctx: DiscordContext) =>
     if (refused !== undefined) return refused
     const loading = original(store, record)
     const first = record.events.every((e) => e.kind !== "followup" && e.kind !== "edit_original")
-    if (record.callbackType === 5 && loading !== undefined && first) return editOriginal(ctx, record, loading, read.body)
+    if (record.callbackType === 5 && loading !== undefined && first) return editMessage(ctx, record, loading, read.body, "edit_original")
     const message = newMessage(store, record, read.body, ctx.now)
     record.events.push({ kind: "followup", message_id: message.id, body: read.body })
     return HttpServerResponse.jsonUnsafe(messageResponse(message, botOf(record), ctx.origin))
   })
+}
+
+type Find = (store: DiscordStore, record: InteractionRecord, ctx: DiscordContext) => BotMessage | undefined
+
+/** `GET`/`PATCH`/`DELETE /webhooks/{application_id}/{token}/messages/<which>` (Discord's Get/Edit/Delete Webhook Message). */
+const messageRoutes = (store: DiscordStore, which: "@original" | "{message_id}", find: Find): ReadonlyArray<Route> => {
+  const template = `/webhooks/{application_id}/{token}/messages/${which}`
+  const kind = which === "@original" ? "original" : "followup"
+  return [
+    ["GET", template, "application_id", (ctx) => {
+      const record = live(store, ctx, "application_id")
+      if (record === undefined) return Effect.succeed(unknownWebhook())
+      const message = find(store, record, ctx)
+      return Effect.succeed(message ? HttpServerResponse.jsonUnsafe(messageResponse(message, botOf(record), ctx.origin)) : unknownMessage())
+    }],
+    ["PATCH", template, "application_id", (ctx) =>
+      Effect.gen(function*() {
+        const record = live(store, ctx, "application_id")
+        if (record === undefined) return unknownWebhook()
+        const message = find(store, record, ctx)
+        if (message === undefined) return unknownMessage()
+        const read = yield* readBody(ctx.request)
+        if (!read.ok) return read.error
+        const refused = checkEdit(read.body, "IncomingWebhookUpdateRequestPartial")
+        return refused ?? editMessage(ctx, record, message, read.body, `edit_${kind}`)
+      })],
+    ["DELETE", template, "application_id", (ctx) => {
+      const record = live(store, ctx, "application_id")
+      if (record === undefined) return Effect.succeed(unknownWebhook())
+      const message = find(store, record, ctx)
+      if (message === undefined) return Effect.succeed(unknownMessage())
+      message.deleted = true
+      record.events.push({ kind: `delete_${kind}`, message_id: message.id, body: undefined })
+      return Effect.succeed(HttpServerResponse.empty({ status: 204 }))
+    }]
+  ]
 }
 
 export const interactionRoutes = (store: DiscordStore): ReadonlyArray<Route> => [
@@ -146,30 +183,10 @@ export const interactionRoutes = (store: DiscordStore): ReadonlyArray<Route> => 
           : {})
       })
     })],
-  ["GET", "/webhooks/{application_id}/{token}/messages/@original", "application_id", (ctx) => {
-    const record = live(store, ctx, "application_id")
-    const message = record !== undefined ? original(store, record) : undefined
-    if (record === undefined) return Effect.succeed(unknownWebhook())
-    return Effect.succeed(message ? HttpServerResponse.jsonUnsafe(messageResponse(message, botOf(record), ctx.origin)) : unknownMessage())
-  }],
-  ["PATCH", "/webhooks/{application_id}/{token}/messages/@original", "application_id", (ctx) =>
-    Effect.gen(function*() {
-      const record = live(store, ctx, "application_id")
-      if (record === undefined) return unknownWebhook()
-      const message = original(store, record)
-      if (message === undefined) return unknownMessage()
-      const read = yield* readBody(ctx.request)
-      if (!read.ok) return read.error
-      const refused = checkEdit(read.body, "IncomingWebhookUpdateRequestPartial")
-      return refused ?? editOriginal(ctx, record, message, read.body)
-    })],
-  ["DELETE", "/webhooks/{application_id}/{token}/messages/@original", "application_id", (ctx) => {
-    const record = live(store, ctx, "application_id")
-    if (record === undefined) return Effect.succeed(unknownWebhook())
-    const message = original(store, record)
-    if (message === undefined) return Effect.succeed(unknownMessage())
-    message.deleted = true
-    record.events.push({ kind: "delete_original", message_id: message.id, body: undefined })
-    return Effect.succeed(HttpServerResponse.empty({ status: 204 }))
-  }]
+  ...messageRoutes(store, "@original", original),
+  // A follow-up (or the original) by its id: a message this interaction's webhook sent.
+  ...messageRoutes(store, "{message_id}", (s, record, ctx) => {
+    const message = interactionsOf(s).messages.get(ctx.params["message_id"] ?? "")
+    return message !== undefined && !message.deleted && message.interactionId === record.id ? message : undefined
+  })
 ]

@@ -33,7 +33,7 @@ export interface BotMessage {
 }
 
 export interface WebhookEvent {
-  readonly kind: "followup" | "edit_original" | "delete_original"
+  readonly kind: "followup" | "edit_original" | "delete_original" | "edit_followup" | "delete_followup"
   readonly message_id: string | undefined
   readonly body: Body | undefined
 }
