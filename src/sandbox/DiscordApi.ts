@@ -4,14 +4,14 @@
  * the template relative to the API base, e.g. `"GET /guilds/{id}"`.
  */
 import { Effect, Layer } from "effect"
-import { HttpRouter, HttpServerResponse } from "effect/http"
-import { dmRoutes, DmInboxRoutes } from "./DiscordDms.ts"
+import { HttpServerResponse } from "effect/http"
 import type { DiscordContext, Principal } from "./DiscordHttp.ts"
 import { API, discordError, discordHandler, Errors, routerPath } from "./DiscordHttp.ts"
 import { checkMessage } from "./DiscordMessage.ts"
 import * as Shapes from "./DiscordShapes.ts"
 import type { DiscordStore } from "./DiscordState.ts"
 import { DiscordState, randomToken } from "./DiscordState.ts"
+import { interactionFollowup } from "./interactions/InteractionsRoutes.ts"
 import { sandboxRoute } from "./SandboxRoute.ts"
 import type { SeedBot, SeedGuild, SeedWebhook } from "./Seed.ts"
 import { computePermissions, findChannel, findGuild, guildsOf, PermissionBits, SEED } from "./Seed.ts"
@@ -219,7 +219,8 @@ const routes = (store: DiscordStore): ReadonlyArray<readonly [Method, string, st
     "/webhooks/{id}/{token}",
     "id",
     (ctx) =>
-      Effect.gen(function*() {
+      // An interaction's token: a follow-up message (interactions/InteractionWebhook.ts).
+      interactionFollowup(store, ctx) ?? Effect.gen(function*() {
         const found = tokenWebhook(store, ctx, "50027")
         if (found.error) return found.error
         const webhook = found.webhook
@@ -245,43 +246,15 @@ const routes = (store: DiscordStore): ReadonlyArray<readonly [Method, string, st
   ]
 ]
 
-/**
- * The inbox of messages executed through webhooks (delivery.md §7), oldest first, `body` exactly as
- * the webhook got it: `GET /sandbox/discord/messages?webhook_id=&channel_id=` →
- * `{ "messages": [ { "id", "webhook_id", "channel_id", "body", "at" } ] }`; `DELETE` empties it.
- * Control routes: never counted nor faulted.
- */
-const MessagesRoutes = (store: DiscordStore) =>
-  HttpRouter.use((router) =>
-    Effect.gen(function*() {
-      yield* router.add("GET", "/sandbox/discord/messages", (request) =>
-        Effect.sync(() => {
-          const q = new URL(request.url, "http://sandbox").searchParams
-          const webhookId = q.get("webhook_id")
-          const channelId = q.get("channel_id")
-          const messages = store.messages
-            .filter((m) => (webhookId === null || m.webhookId === webhookId) && (channelId === null || m.channelId === channelId))
-            .map((m) => ({ id: m.id, webhook_id: m.webhookId, channel_id: m.channelId, body: m.body, at: new Date(m.at).toISOString() }))
-          return HttpServerResponse.jsonUnsafe({ messages }, { headers: { "cache-control": "no-store" } })
-        }))
-      yield* router.add("DELETE", "/sandbox/discord/messages", Effect.sync(() => {
-        store.messages.splice(0)
-        return HttpServerResponse.empty()
-      }))
-    })
-  )
-
 /** The Discord API routes, with rate limits; registered through the sandbox's `sandboxRoute`. */
 export const DiscordApiRoutes = Layer.unwrap(Effect.gen(function*() {
   const store = yield* DiscordState
-  // The direct messages (DiscordDms.ts) are Discord routes like the others: counted, faultable.
-  const layers = [...routes(store), ...dmRoutes(store)].map(([method, template, major, handler, options]) => {
+  // Channel messages, direct messages and interactions: interactions/InteractionsRoutes.ts.
+  const layers = routes(store).map(([method, template, major, handler, options]) => {
     const name = `${method} ${template}`
     return sandboxRoute(method, `${API}${routerPath(template)}`, discordHandler(store, name, major, handler, options), { name })
   })
   return Layer.mergeAll(
-    MessagesRoutes(store),
-    DmInboxRoutes(store),
     // Unknown API paths answer like Discord.
     sandboxRoute("*", `${API}/*`, Effect.succeed(Errors.notFound()), { name: "* unknown" }),
     ...layers

@@ -31,6 +31,11 @@ export interface SandboxConfigShape {
    */
   readonly publicOrigin?: string | undefined
   /**
+   * Origin of the bots' Interactions Endpoint URLs (`{origin}/interactions/{botId}`). Default: the
+   * public origin, i.e. the gateway that serves the sandbox; tests point it at their own receiver.
+   */
+  readonly interactionsOrigin?: string | undefined
+  /**
    * The OAuth client's registered redirect URIs: the authorize page redirects only to one of them
    * (exact match), like the real platform. SandboxMode registers the gateway's own callback,
    * `PUBLIC_URL/auth/idp/callback`. When absent (a sandbox served alone, in tests): any loopback

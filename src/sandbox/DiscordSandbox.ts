@@ -6,10 +6,11 @@
 import { Layer } from "effect"
 import { DiscordApiRoutes } from "./DiscordApi.ts"
 import { DiscordOAuthRoutes } from "./DiscordOAuth.ts"
+import { InteractionsRoutes } from "./interactions/InteractionsRoutes.ts"
 
 export { API as SANDBOX_DISCORD_API } from "./DiscordHttp.ts"
 export { AUTHORIZE_PATH as SANDBOX_DISCORD_AUTHORIZE } from "./DiscordOAuth.ts"
 export { DiscordState, DiscordStore } from "./DiscordState.ts"
 
 /** Every Discord route; needs `DiscordState` and `SandboxState` (Sandbox.ts provides both). */
-export const DiscordRoutes = Layer.mergeAll(DiscordApiRoutes, DiscordOAuthRoutes)
+export const DiscordRoutes = Layer.mergeAll(DiscordApiRoutes, DiscordOAuthRoutes, InteractionsRoutes)

@@ -2,7 +2,7 @@
  * A small checker of JSON values against the JSON Schema subset Discord's OpenAPI document uses:
  * `$ref` (to `#/components/schemas/*`), `type` (one or several), `required`, `properties`,
  * `additionalProperties`, `items`, `oneOf`, `anyOf`, `allOf`, `const`, `enum`, `pattern`,
- * `minimum`/`maximum`. Formats are not checked. For tests of the sandbox and of Discord clients.
+ * `minimum`/`maximum`, `minLength`/`maxLength` (in code points), `minItems`/`maxItems`. Formats are not checked. For tests of the sandbox and of Discord clients.
  */
 
 export interface SchemaDocument {
@@ -58,19 +58,36 @@ export const checkSchema = (doc: SchemaDocument, schemaName: string, value: unkn
       if (typeof schema["minimum"] === "number" && v < schema["minimum"]) out.push(`${path}: below minimum`)
       if (typeof schema["maximum"] === "number" && v > schema["maximum"]) out.push(`${path}: above maximum`)
     }
+    if (typeof v === "string") {
+      const length = [...v].length
+      if (typeof schema["minLength"] === "number" && length < schema["minLength"]) out.push(`${path}: shorter than ${schema["minLength"]}`)
+      if (typeof schema["maxLength"] === "number" && length > schema["maxLength"]) out.push(`${path}: longer than ${schema["maxLength"]}`)
+    }
+    if (Array.isArray(v)) {
+      if (typeof schema["minItems"] === "number" && v.length < schema["minItems"]) out.push(`${path}: fewer than ${schema["minItems"]} items`)
+      if (typeof schema["maxItems"] === "number" && v.length > schema["maxItems"]) out.push(`${path}: more than ${schema["maxItems"]} items`)
+    }
     if (Array.isArray(schema["allOf"])) {
       for (const sub of schema["allOf"]) if (isObject(sub)) check(sub, v, path, out)
     }
     const alternatives = (key: "oneOf" | "anyOf") => {
       const list = schema[key]
       if (!Array.isArray(list)) return
-      const matching = list.filter((sub) => {
+      const results = list.map((sub) => {
         const inner: Array<string> = []
         if (isObject(sub)) check(sub, v, path, inner)
-        return inner.length === 0
-      }).length
+        return inner
+      })
+      const matching = results.filter((inner) => inner.length === 0).length
       if (key === "oneOf" ? matching !== 1 : matching === 0) {
         out.push(`${path}: ${matching} of the ${key} alternatives match`)
+      }
+      // None matches: the closest alternative's problems say what is wrong (e.g. a label too long);
+      // the one of the right JSON type whose `type` matches (Discord's discriminator) first.
+      if (matching === 0 && results.length > 0) {
+        const rank = (inner: ReadonlyArray<string>) =>
+          inner.length + (inner.some((p) => p.startsWith(`${path}.type:`) || p.startsWith(`${path}: expected`)) ? 1_000 : 0)
+        out.push(...results.reduce((best, inner) => (rank(inner) < rank(best) ? inner : best)))
       }
     }
     alternatives("oneOf")

@@ -2,6 +2,7 @@
  * Seed objects rendered in Discord's wire shapes (API v10, discord-api-spec openapi.json): every
  * property the OpenAPI schema marks required is present, with Discord's JSON types.
  */
+import { componentsOut, embedsOut } from "./interactions/Echo.ts"
 import type { SeedBot, SeedChannel, SeedGuild, SeedRole, SeedUser, SeedWebhook } from "./Seed.ts"
 
 export const userPII = (user: SeedUser, scopes: ReadonlySet<string>) => ({
@@ -190,10 +191,11 @@ export const webhookMessage = (
     public_flags: 0,
     flags: 0,
     bot: true,
-    global_name: null
+    global_name: null,
+    primary_guild: null
   },
   attachments: [],
-  embeds: Array.isArray(body["embeds"]) ? body["embeds"] : [],
+  embeds: embedsOut(body["embeds"]),
   mentions: [],
   mention_roles: [],
   pinned: false,
@@ -202,7 +204,7 @@ export const webhookMessage = (
   timestamp: new Date(message.at).toISOString().replace("Z", "+00:00"),
   edited_timestamp: null,
   flags: typeof body["flags"] === "number" ? body["flags"] : 0,
-  components: Array.isArray(body["components"]) ? body["components"] : [],
+  components: componentsOut(body["components"]),
   application_id: w.applicationId,
   webhook_id: w.id
 })

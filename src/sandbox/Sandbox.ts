@@ -10,6 +10,7 @@ import { Context, Effect, Layer, Schema } from "effect"
 import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { createServer } from "node:http"
 import { DiscordRoutes, DiscordState, SANDBOX_DISCORD_API, SANDBOX_DISCORD_AUTHORIZE } from "./DiscordSandbox.ts"
+import { botsListing, CONTROL_ROUTES, interactionsOf } from "./interactions/InteractionsRoutes.ts"
 import { sandboxRoute, SandboxState } from "./SandboxRoute.ts"
 import { SEED } from "./Seed.ts"
 import { sandboxOrigin } from "./Origin.ts"
@@ -24,9 +25,12 @@ export { DiscordState, DiscordStore, SANDBOX_DISCORD_API, SANDBOX_DISCORD_AUTHOR
 
 
 const FaultBody = Schema.Struct({
-  route: Schema.String,
+  /** Route name, or "*"; not needed for dm_closed. */
+  route: Schema.optionalKey(Schema.String),
   count: Schema.optionalKey(Schema.Int),
-  kind: Schema.Literals(["400", "429", "500", "hang", "401", "403"]),
+  kind: Schema.Literals(["400", "429", "500", "hang", "401", "403", "404", "slow", "dm_closed"]),
+  /** dm_closed: whose direct messages refuse the bots (50007), `count` posts or until DELETE. */
+  user_id: Schema.optionalKey(Schema.String),
   retry_after: Schema.optionalKey(Schema.Number),
   global: Schema.optionalKey(Schema.Boolean),
   path: Schema.optionalKey(Schema.String)
@@ -34,32 +38,37 @@ const FaultBody = Schema.Struct({
 
 const badRequest = (message: string) => HttpServerResponse.jsonUnsafe({ message, code: 50035 }, { status: 400 })
 
+/** A fault for a route (by name, and path prefix), or closed DMs for a user (`count` posts, or until DELETE). */
+const addFault = (state: SandboxState["Service"], closedDms: Map<string, number>, body: typeof FaultBody.Type) => {
+  if (body.kind === "dm_closed") {
+    const userId = body.user_id
+    return userId === undefined ? Effect.fail("dm_closed needs user_id") : Effect.sync(() => void closedDms.set(userId, body.count ?? Infinity))
+  }
+  if (body.route === undefined) return Effect.fail("route is required")
+  const fault = { route: body.route, kind: body.kind, retryAfter: body.retry_after ?? 1, global: body.global ?? false, path: body.path }
+  return state.addFault(fault, body.count ?? 1)
+}
+
 /** `/sandbox/faults`, `/sandbox/stats`: control routes, themselves never faulted nor counted. */
 const ControlRoutes = Layer.mergeAll(
   HttpRouter.use((router) =>
     Effect.gen(function*() {
       const state = yield* SandboxState
+      const closedDms = interactionsOf(yield* DiscordState).closedDms
       yield* router.add(
         "POST",
         "/sandbox/faults",
         HttpServerRequest.schemaBodyJson(FaultBody).pipe(
-          Effect.flatMap((body) =>
-            state.addFault(
-              {
-                route: body.route,
-                kind: body.kind,
-                retryAfter: body.retry_after ?? 1,
-                global: body.global ?? false,
-                path: body.path
-              },
-              body.count ?? 1
-            )
-          ),
+          Effect.flatMap((body) => addFault(state, closedDms, body)),
           Effect.as(HttpServerResponse.jsonUnsafe({ ok: true })),
           Effect.catch((error) => Effect.succeed(badRequest(`Invalid fault: ${String(error)}`)))
         )
       )
-      yield* router.add("DELETE", "/sandbox/faults", Effect.as(state.clearFaults, HttpServerResponse.empty()))
+      yield* router.add(
+        "DELETE",
+        "/sandbox/faults",
+        Effect.as(Effect.andThen(state.clearFaults, Effect.sync(() => closedDms.clear())), HttpServerResponse.empty())
+      )
       yield* router.add("GET", "/sandbox/stats", Effect.map(state.stats, (s) => HttpServerResponse.jsonUnsafe(s)))
       yield* router.add("DELETE", "/sandbox/stats", Effect.as(state.resetStats, HttpServerResponse.empty()))
     })
@@ -77,11 +86,12 @@ const IndexRoute = sandboxRoute(
   Effect.gen(function*() {
     const store = yield* SourceState
     const base = yield* sandboxOrigin(store.publicOrigin)
+    const discord = yield* DiscordState
     const listing = sourcesListing(base)
     const created = [...store.feeds.keys()].filter((name) => name !== "news" && name !== "atom")
     return HttpServerResponse.jsonUnsafe({
       users: SEED.users.map((u) => ({ id: u.id, username: u.username })),
-      bots: SEED.bots.map((b) => ({ id: b.id, name: b.name })),
+      bots: botsListing(discord.config.interactionsOrigin ?? base),
       servers: SEED.guilds.map((g) => ({ id: g.id, name: g.name })),
       discord: {
         api: SANDBOX_DISCORD_API,
@@ -90,7 +100,8 @@ const IndexRoute = sandboxRoute(
         messages: "/sandbox/discord/messages"
       },
       sources: { ...listing, rss: [...listing.rss, ...created.map((name) => `${base}/sandbox/rss/${name}.xml`)] },
-      events: "POST /sandbox/sources/{module}/{identifier}/events (identifier URL-encoded as listed; for rss the feed's short name)"
+      events: "POST /sandbox/sources/{module}/{identifier}/events (identifier URL-encoded as listed; for rss the feed's short name)",
+      routes: CONTROL_ROUTES
     })
   })
 )

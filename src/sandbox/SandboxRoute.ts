@@ -8,7 +8,8 @@ import { Context, Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { bucketHash } from "./DiscordState.ts"
 
-export type FaultKind = "400" | "429" | "500" | "hang" | "401" | "403"
+/** `slow`: the answer comes 3.5 s late (on the member player: the bot's answer counts as 3 s late). */
+export type FaultKind = "400" | "429" | "500" | "hang" | "401" | "403" | "404" | "slow"
 
 export interface Fault {
   /** Route name (`"GET /users/@me/guilds"`) or `"*"`. */
@@ -95,6 +96,19 @@ const faultResponse = (fault: Fault, routeName: string): Effect.Effect<HttpServe
       return Effect.succeed(HttpServerResponse.jsonUnsafe({ message: "Invalid Form Body", code: 50035 }, { status: 400 }))
     case "403":
       return Effect.succeed(HttpServerResponse.jsonUnsafe({ message: "Missing Access", code: 50001 }, { status: 403 }))
+    case "404":
+      // The resource the route names is gone, with Discord's code for it.
+      return Effect.succeed(HttpServerResponse.jsonUnsafe(
+        routeName.includes("/channels/")
+          ? { message: "Unknown Channel", code: 10003 }
+          : routeName.includes("/webhooks/")
+          ? { message: "Unknown Webhook", code: 10015 }
+          : { message: "404: Not Found", code: 0 },
+        { status: 404 }
+      ))
+    case "slow":
+      // Never reached: sandboxRoute runs the handler 3.5 s late instead.
+      return Effect.never
     case "500":
       return Effect.succeed(
         HttpServerResponse.jsonUnsafe({ message: "500: Internal Server Error", code: 0 }, { status: 500 })
@@ -157,7 +171,11 @@ export const sandboxRoute = <E = never, R = never>(
         yield* state.recordCall(name)
         const request = yield* HttpServerRequest.HttpServerRequest
         const fault = yield* state.takeFault(name, request.url.split("?")[0])
-        const response = fault ? yield* faultResponse(fault, name) : yield* provided
+        const response = fault?.kind === "slow"
+          ? yield* Effect.delay(provided, "3500 millis")
+          : fault
+          ? yield* faultResponse(fault, name)
+          : yield* provided
         yield* state.recordStatus(response.status)
         return response
       })

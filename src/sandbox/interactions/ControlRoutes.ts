@@ -1,0 +1,36 @@
+/**
+ * The sandbox's control routes as `GET /sandbox` lists them (issue #31): method, path and a one-line
+ * purpose each, with an example body where one helps. Kept here, beside the newest of them.
+ */
+import { API } from "../DiscordHttp.ts"
+import { SEED } from "../Seed.ts"
+
+/** The sandbox's control routes, for `GET /sandbox` (issue #31). */
+export const CONTROL_ROUTES: ReadonlyArray<{ readonly method: string; readonly path: string; readonly purpose: string; readonly example?: unknown }> = [
+  { method: "GET", path: "/sandbox", purpose: "this listing: users, bots (keys, interactions URLs), servers, sources, control routes" },
+  {
+    method: "POST",
+    path: "/sandbox/faults",
+    purpose: "inject faults: kind 400|401|403|404|429|500|hang|slow on a route by name (and path prefix), or dm_closed for a user_id",
+    example: { route: "POST /channels/{id}/messages", kind: "403", count: 1, path: `${API}/channels/${SEED.ids.textChannels.s1}` }
+  },
+  { method: "DELETE", path: "/sandbox/faults", purpose: "clear every pending fault (and closed DMs)" },
+  { method: "GET", path: "/sandbox/stats", purpose: "calls per route name, 429s and invalid requests" },
+  { method: "DELETE", path: "/sandbox/stats", purpose: "reset the stats" },
+  { method: "GET", path: "/sandbox/discord/messages", purpose: "webhook and bot messages (filter webhook_id, channel_id), latest body and earlier edits" },
+  { method: "DELETE", path: "/sandbox/discord/messages", purpose: "empty the channel message inbox" },
+  { method: "GET", path: "/sandbox/discord/dms", purpose: "direct messages the bots sent (filter user_id)" },
+  {
+    method: "POST",
+    path: "/sandbox/discord/interactions",
+    purpose: "play a member: sign and send an interaction to the bot, check its answer as the platform would",
+    example: { bot_id: SEED.ids.bots.bot1, user_id: SEED.ids.users.bob, guild_id: SEED.ids.servers.s1, channel_id: SEED.ids.textChannels.s1, action: "command", name: "submit" }
+  },
+  { method: "POST", path: "/sandbox/sources/{module}/{identifier}/events", purpose: "publish an event on a source twin" },
+  { method: "GET", path: "/sandbox/push", purpose: "the WebSub and EventSub subscriptions and deliveries" },
+  { method: "POST", path: "/sandbox/push/websub/publish", purpose: "notify a video channel's WebSub subscribers ({channel_id, forge?, unsigned?})" },
+  { method: "POST", path: "/sandbox/push/replay", purpose: "resend a push delivery exactly as it went ({index?})" },
+  { method: "POST", path: "/sandbox/push/eventsub/send", purpose: "send an EventSub notification ({broadcaster_user_id, type, forge?, age_seconds?})" },
+  { method: "POST", path: "/sandbox/push/eventsub/revoke", purpose: "revoke EventSub subscriptions ({broadcaster_user_id, type?, reason?})" },
+  { method: "GET", path: "/sandbox/taskboard/1/organizations/{teamId}/boards", purpose: "the task-board twin's boards of a team (Trello-like)" }
+]

@@ -1,0 +1,87 @@
+/**
+ * A message body as the platform reads it: JSON, or multipart/form-data with `payload_json` and
+ * `files[n]` (the files' names and sizes are kept as its attachments); checked against the request
+ * schema of openapi.json for its route, refused like Discord (400 50035 "Invalid Form Body" with the
+ * problems under `errors`, 50006 for an empty message).
+ */
+import { Effect } from "effect"
+import type { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { checkSchema } from "../DiscordSchemaCheck.ts"
+import { discordError, Errors } from "../DiscordHttp.ts"
+import { checkMessage } from "../DiscordMessage.ts"
+import { REQUEST_SCHEMAS } from "./RequestSchemas.ts"
+import type { Body } from "./State.ts"
+
+export type Read =
+  | { readonly ok: true; readonly body: Body }
+  | { readonly ok: false; readonly error: HttpServerResponse.HttpServerResponse }
+
+const isObject = (u: unknown): u is Body => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** `$.components[0].custom_id: longer than 100` → `{ components: { 0: { custom_id: { _errors: [...] } } } }`. */
+const errorTree = (problems: ReadonlyArray<string>): Record<string, unknown> => {
+  const root: Record<string, unknown> = {}
+  for (const problem of problems) {
+    const at = problem.indexOf(": ")
+    const keys = problem.slice(1, at).split(/\.|\[|\]/).filter((k) => k !== "")
+    let node = root
+    for (const key of keys) node = (node[key] ??= {}) as Record<string, unknown>
+    const errors = (node["_errors"] ??= []) as Array<unknown>
+    errors.push({ code: "BASE_TYPE_INVALID", message: problem.slice(at + 2) })
+  }
+  return root
+}
+
+export const invalidFormBody = (problems: ReadonlyArray<string>) =>
+  discordError(400, "Invalid Form Body", 50035, { errors: errorTree(problems) })
+
+/** The JSON body, or a multipart upload's `payload_json` with its files as `attachments`. */
+export const readBody = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Read> => {
+  const type = request.headers["content-type"] ?? ""
+  if (!type.startsWith("multipart/form-data")) {
+    return request.json.pipe(
+      Effect.map((body): Read => isObject(body) ? { ok: true, body } : { ok: false, error: Errors.invalidJson() }),
+      Effect.catch(() => Effect.succeed<Read>({ ok: false, error: Errors.invalidJson() }))
+    )
+  }
+  return request.arrayBuffer.pipe(
+    Effect.flatMap((buffer) => Effect.tryPromise(() => new Response(buffer, { headers: { "content-type": type } }).formData())),
+    Effect.map((form): Read => {
+      const payload = form.get("payload_json")
+      const body: unknown = typeof payload === "string" ? JSON.parse(payload) : {}
+      if (!isObject(body)) return { ok: false, error: Errors.invalidJson() }
+      const files: Array<{ id: string; filename: string; size: number }> = []
+      form.forEach((value, key) => {
+        const index = /^files\[(\d+)\]$/.exec(key)?.[1]
+        if (index !== undefined && typeof value !== "string") files.push({ id: index, filename: value.name, size: value.size })
+      })
+      if (files.length === 0) return { ok: true, body }
+      const described = Array.isArray(body["attachments"]) ? body["attachments"].filter(isObject) : []
+      return {
+        ok: true,
+        body: {
+          ...body,
+          attachments: files.map((f) => ({ ...described.find((d) => String(d["id"]) === f.id), ...f }))
+        }
+      }
+    }),
+    Effect.catch(() => Effect.succeed<Read>({ ok: false, error: Errors.invalidJson() }))
+  )
+}
+
+/** Discord's checks of a new message (`schema`: the route's request schema in openapi.json). */
+export const checkNewMessage = (body: Body, schema: string): HttpServerResponse.HttpServerResponse | undefined => {
+  const checked = checkMessage(body)
+  if (checked.error) return checked.error
+  const problems = checkSchema(REQUEST_SCHEMAS, schema, body)
+  return problems.length > 0 ? invalidFormBody(problems) : undefined
+}
+
+/** Discord's checks of an edit: the schema only (an edit may change one field). */
+export const checkEdit = (body: Body, schema: string): HttpServerResponse.HttpServerResponse | undefined => {
+  const problems = checkSchema(REQUEST_SCHEMAS, schema, body)
+  return problems.length > 0 ? invalidFormBody(problems) : undefined
+}
+
+/** An edit applied: the fields it names replace the message's, the others stay. */
+export const applyEdit = (previous: Body, edit: Body): Body => ({ ...previous, ...edit })
