@@ -17,13 +17,24 @@ interface Entry {
 }
 
 const TTL_MS = KEY_TTL_HOURS * 3_600_000
+const idOf = (claim: KeyClaim) => JSON.stringify([claim.userId, claim.key])
+
+// Each store's keys, for `backdate` (the contract ages a key).
+const tables = new WeakMap<object, Map<string, Entry>>()
+
+/** Tests: the user's key of `store` (this layer's) was stored `hours` ago. */
+export const backdate = (store: IdempotencyStore["Service"], claim: KeyClaim, hours: number) =>
+  Effect.map(Clock.currentTimeMillis, (now) => {
+    const keys = tables.get(store)
+    const entry = keys?.get(idOf(claim))
+    if (keys !== undefined && entry !== undefined) keys.set(idOf(claim), { ...entry, at: now - hours * 3_600_000 })
+  })
 
 export const IdempotencyStoreMemory = Layer.sync(IdempotencyStore, () => {
   const keys = new Map<string, Entry>()
   const running = new Set<string>()
-  const idOf = (claim: KeyClaim) => JSON.stringify([claim.userId, claim.key])
 
-  return IdempotencyStore.of({
+  const store = IdempotencyStore.of({
     run: <A, E, R>(claim: KeyClaim, _atomic: boolean, work: Effect.Effect<A, E, R>, keep: (exit: Exit.Exit<A, E>) => KeptAnswer | undefined) =>
       Effect.gen(function*() {
         const id = idOf(claim)
@@ -42,4 +53,6 @@ export const IdempotencyStoreMemory = Layer.sync(IdempotencyStore, () => {
         return { _tag: "Ran", exit } as Outcome<A, E>
       })
   })
+  tables.set(store, keys)
+  return store
 })
