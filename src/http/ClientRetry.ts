@@ -41,6 +41,8 @@ export const retryAfterMs = (value: string | undefined, now = Date.now()): numbe
   if (value === undefined || value.trim() === "") return undefined
   const trimmed = value.trim()
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000
+  // An HTTP date (IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`); Date.parse alone would take "-1".
+  if (!/^[A-Za-z]{3}, /.test(trimmed)) return undefined
   const at = Date.parse(trimmed)
   return Number.isNaN(at) ? undefined : Math.max(0, at - now)
 }

@@ -9,7 +9,9 @@ import { assert, describe } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
-import { BOB_ID } from "../../src/sandbox/Seed.ts"
+import { ALICE_ID, BOB_ID, BOT1_ID, S1_ID } from "../../src/sandbox/Seed.ts"
+import { BotId, ServerId } from "../../src/domain/Ids.ts"
+import { tokenOf, typedClient } from "../utils/TestApp.ts"
 import { formsOverHttp, formsPath } from "./FormsOverHttp.ts"
 import { countsOf, form, send } from "./IdempotencyFixtures.ts"
 
@@ -124,6 +126,22 @@ formsOverHttp("idempotency keys", (it) => {
         assert.strictEqual(again.status, 400)
         assert.strictEqual(again.replayed, "true")
         assert.strictEqual(again.text, refused.text)
+      }))
+  })
+
+  describe("the typed client", () => {
+    it.effect("sends a fresh key with each write: each create is kept under its own key", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const keys = Effect.map(sql<{ n: number }>`SELECT count(*)::int AS n FROM idempotency_keys WHERE user_id = ${ALICE_ID}`, (r) => r[0]!.n)
+        const before = yield* keys
+        const client = yield* typedClient(yield* tokenOf(ALICE_ID))
+        const params = { appClientId: BotId.make(BOT1_ID), serverId: ServerId.make(S1_ID) }
+        const title = `Typed ${randomUUID()}`
+        yield* client.forms.create({ params, payload: { title } })
+        yield* client.forms.create({ params, payload: { title } })
+        assert.strictEqual((yield* keys) - before, 2)
+        assert.deepStrictEqual(yield* countsOf(title), { forms: 2, audits: 2 })
       }))
   })
 
