@@ -192,8 +192,8 @@ export const routes = (config: AppConfigShape) => {
     config.corsOrigins.length === 0 ? Layer.empty : HttpRouter.cors({
       allowedOrigins: config.corsOrigins,
       allowedMethods: ["GET", "POST", "PATCH", "DELETE"],
-      allowedHeaders: ["authorization", "x-access-token", "x-refresh-token", "x-code-verifier", "content-type", "x-request-id"],
-      exposedHeaders: ["ratelimit", "ratelimit-policy", "retry-after", "x-request-id"],
+      allowedHeaders: ["authorization", "x-access-token", "x-refresh-token", "x-code-verifier", "content-type", "x-request-id", "idempotency-key"],
+      exposedHeaders: ["ratelimit", "ratelimit-policy", "retry-after", "x-request-id", "idempotent-replayed"],
       maxAge: 600
     })
   )
