@@ -88,7 +88,10 @@ export const makeIdempotencyStoreSql = (purge: IdempotencyPurgeOptions = {}) =>
         sql`INSERT INTO idempotency_keys (user_id, key, fingerprint, status, headers, body_enc)
           VALUES (${claim.userId}, ${claim.key}, ${claim.fingerprint}, ${answer.status}, ${JSON.stringify(answer.headers)}::jsonb, ${bodyEnc})
           ON CONFLICT (user_id, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, created_at = now(),
-            status = EXCLUDED.status, headers = EXCLUDED.headers, body_enc = EXCLUDED.body_enc`)
+            status = EXCLUDED.status, headers = EXCLUDED.headers, body_enc = EXCLUDED.body_enc
+            WHERE idempotency_keys.created_at <= now() - ${KEY_TTL_HOURS} * interval '1 hour'
+              OR idempotency_keys.status IS NULL
+          RETURNING 1 AS stored`)
 
     const tryLock = (claim: KeyClaim) =>
       Effect.map(
@@ -110,7 +113,9 @@ export const makeIdempotencyStoreSql = (purge: IdempotencyPurgeOptions = {}) =>
         const exit = yield* Effect.exit(Effect.catchIf(sql.withTransaction(work), SqlError.isSqlError, (e) => Effect.die(e)))
         const answer = keep(exit)
         if (answer === undefined) return yield* Effect.fail(new Discard(exit))
-        yield* store(claim, answer)
+        // Under the key's lock no other request can have stored it since `find`: if one did, a bug
+        // of ours let two run, and this one's writes are rolled back rather than kept twice.
+        if ((yield* store(claim, answer)).length === 0) return yield* Effect.die(new Error("idempotency key stored twice"))
         return { _tag: "Ran", exit } as Outcome<A, E>
       })).pipe(
         Effect.catch((e) => e instanceof Discard ? Effect.succeed({ _tag: "Ran", exit: e.exit } as Outcome<A, E>) : Effect.fail(e))
