@@ -27,8 +27,10 @@ export const reasonPhrase: Record<number, string> = {
   404: "Not Found",
   405: "Method Not Allowed",
   408: "Request Timeout",
+  409: "Conflict",
   413: "Payload Too Large",
   415: "Unsupported Media Type",
+  422: "Unprocessable Content",
   431: "Request Header Fields Too Large",
   429: "Too Many Requests",
   500: "Internal Server Error",
@@ -110,6 +112,20 @@ export class RequestTimeout extends Schema.TaggedError<RequestTimeout>()("Reques
   }
   static readonly wire = wire(RequestTimeout, "RequestTimeout", 408)
 }
+/** 409: the request's Idempotency-Key is in use by a request still running (http/IdempotencyLive.ts). */
+export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", Problems) {
+  static of(message: string, additionalProperties?: Record<string, unknown>) {
+    return new Conflict(msg(message, additionalProperties))
+  }
+  static readonly wire = wire(Conflict, "Conflict", 409)
+}
+/** 422: the request's Idempotency-Key was first used with another request (method, path or body). */
+export class UnprocessableContent extends Schema.TaggedError<UnprocessableContent>()("UnprocessableContent", Problems) {
+  static of(message: string, additionalProperties?: Record<string, unknown>) {
+    return new UnprocessableContent(msg(message, additionalProperties))
+  }
+  static readonly wire = wire(UnprocessableContent, "UnprocessableContent", 422)
+}
 export class TooManyRequests extends Schema.TaggedError<TooManyRequests>()("TooManyRequests", Problems) {
   static of(message: string, retryAfterSeconds: number) {
     return new TooManyRequests(msg(message, { retry_after: retryAfterSeconds }))
@@ -133,6 +149,8 @@ export type ApiError =
   | Forbidden
   | NotFound
   | RequestTimeout
+  | Conflict
+  | UnprocessableContent
   | TooManyRequests
   | ServiceUnavailable
 

@@ -10,7 +10,7 @@ import { Form, FormInput, FormsResponse, TaskboardBoardsResponse, TaskboardOptio
 import { BotIdParam, FormIdParam } from "../domain/Ids.ts"
 import { BotsResponse, ModulesResponse, Server, ServersResponse, User } from "../domain/Platform.ts"
 import { Success, TokenCheck, TokenResponse } from "../domain/Token.ts"
-import { Authorization, AuthRateLimit, SchemaErrors } from "./Middleware.ts"
+import { Authorization, AuthRateLimit, Idempotency, SchemaErrors } from "./Middleware.ts"
 import { bodyExample, formExample } from "./Examples.ts"
 
 import { moduleErrors, serverParams, upstream } from "./ApiParams.ts"
@@ -177,16 +177,16 @@ export class FormsGroup extends HttpApiGroup.make("forms")
       payload: FormInput,
       success: Form,
       error: [BadRequest.wire, ...moduleErrors]
-    }).annotate(OpenApi.Summary, "Create a form").annotate(OpenApi.Transform, bodyExample(formExample)),
+    }).annotate(OpenApi.Summary, "Create a form").annotate(OpenApi.Transform, bodyExample(formExample)).middleware(Idempotency),
     HttpApiEndpoint.patch("update", "/:formId", {
       params: formParams,
       payload: FormInput,
       success: Form,
       error: [BadRequest.wire, ...moduleErrors]
     }).annotate(OpenApi.Summary, "Replace a form (omitted flags take their defaults)")
-      .annotate(OpenApi.Transform, bodyExample(formExample)),
+      .annotate(OpenApi.Transform, bodyExample(formExample)).middleware(Idempotency),
     HttpApiEndpoint.delete("delete", "/:formId", { params: formParams, success: Success, error: moduleErrors })
-      .annotate(OpenApi.Summary, "Delete a form")
+      .annotate(OpenApi.Summary, "Delete a form").middleware(Idempotency)
   )
   .middleware(Authorization)
   .prefix("/api/v1/bots/:appClientId/servers/:serverId/modules/forms")

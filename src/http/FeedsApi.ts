@@ -10,7 +10,7 @@ import { text } from "../domain/Text.ts"
 import { Success } from "../domain/Token.ts"
 import { moduleErrors, serverParams } from "./ApiParams.ts"
 import { bodyExample, feedExamples, webhookOptionsExample } from "./Examples.ts"
-import { Authorization } from "./Middleware.ts"
+import { Authorization, Idempotency } from "./Middleware.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Feed connectors: one group per module
@@ -46,7 +46,7 @@ const insightEndpoints = (m: FeedModuleName, feedParams: typeof serverParams & {
       summary: `Send a test message of a ${m} feed`,
       description:
         "Posts the source's newest item now, rendered as usual, ignoring filters and what was posted before. At most one per feed per 10 s (429 with `Retry-After`). Audited (`PUSH`). 400 when the source has no item or the webhook refuses."
-    })),
+    })).middleware(Idempotency),
     HttpApiEndpoint.post("refresh", "/feeds/:feedId/refresh", {
       params: feedParams,
       success: Success,
@@ -54,7 +54,7 @@ const insightEndpoints = (m: FeedModuleName, feedParams: typeof serverParams & {
     }).annotateMerge(OpenApi.annotations({
       summary: `Poll the source of a ${m} feed now`,
       description: "Polls the feed's source now instead of at its slot. At most once per source per 60 s (429 with `Retry-After`)."
-    })),
+    })).middleware(Idempotency),
     HttpApiEndpoint.get("deliveries", "/feeds/:feedId/deliveries", {
       params: feedParams,
       query: DeliveryLogQuery,
@@ -83,16 +83,16 @@ const feedEndpoints = <M extends FeedModuleName>(m: M) => {
     }).annotate(OpenApi.Summary, `Create a ${m} feed bound to a chat webhook`).annotate(
       OpenApi.Transform,
       bodyExample({ feed_identifier: feedExamples[m], webhook_channel: "1100000000000000001", webhook_options: webhookOptionsExample })
-    ),
+    ).middleware(Idempotency),
     HttpApiEndpoint.patch("update", "/feeds/:feedId", {
       params: feedParams,
       payload: s.update,
       success: s.feed,
       error: [BadRequest.wire, ...moduleErrors]
     }).annotate(OpenApi.Summary, `Replace the webhook_options of a ${m} feed`)
-      .annotate(OpenApi.Transform, bodyExample({ webhook_options: webhookOptionsExample })),
+      .annotate(OpenApi.Transform, bodyExample({ webhook_options: webhookOptionsExample })).middleware(Idempotency),
     HttpApiEndpoint.delete("delete", "/feeds/:feedId", { params: feedParams, success: Success, error: moduleErrors })
-      .annotate(OpenApi.Summary, `Delete a ${m} feed`),
+      .annotate(OpenApi.Summary, `Delete a ${m} feed`).middleware(Idempotency),
     HttpApiEndpoint.get("status", "/feeds/:feedId/status", { params: feedParams, success: FeedStatus, error: moduleErrors })
       .annotateMerge(OpenApi.annotations({
         summary: `The delivery status of a ${m} feed`,

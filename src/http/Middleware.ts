@@ -1,6 +1,6 @@
 /** HttpApi middleware services of the contract (no server code here: the client imports this file). */
 import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
-import { BadRequest, ServiceUnavailable, TooManyRequests, Unauthorized } from "../domain/Errors.ts"
+import { BadRequest, Conflict, ServiceUnavailable, TooManyRequests, Unauthorized, UnprocessableContent } from "../domain/Errors.ts"
 import { CurrentPrincipal } from "../domain/Principal.ts"
 
 // `http({ scheme: "bearer" })`, not `HttpApiSecurity.bearer` ("Bearer"): the document's scheme must be the
@@ -35,6 +35,15 @@ export class Authorization extends HttpApiMiddleware.Service<Authorization, { pr
 /** Turns request decoding failures into a 400 envelope with one element and path per problem. */
 export class SchemaErrors extends HttpApiMiddleware.Service<SchemaErrors>()("gateway/SchemaErrors", {
   error: BadRequest.wire
+}) {}
+
+/**
+ * Safe retries of POST, PATCH and DELETE (`Idempotency-Key`, http/IdempotencyLive.ts): runs inside
+ * Authorization (the key is the signed-in user's). 400 for an ill-formed key, 409 while the key's
+ * first request runs, 422 for the key of another request. Nothing for the client to add.
+ */
+export class Idempotency extends HttpApiMiddleware.Service<Idempotency, { requires: CurrentPrincipal }>()("gateway/Idempotency", {
+  error: [BadRequest.wire, Conflict.wire, UnprocessableContent.wire, ServiceUnavailable.wire]
 }) {}
 
 /** Counts `/auth` requests per token family (a valid gateway token) or client address (decisions.md: 120 per hour). */

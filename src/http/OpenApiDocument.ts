@@ -8,6 +8,7 @@ import { OpenApi } from "effect/http-api"
 import { Api } from "./Api.ts"
 
 import { VERSION } from "../domain/Version.ts"
+import { idempotencyKeyParameter } from "../domain/IdempotencyKey.ts"
 export { VERSION }
 
 type Json = Record<string, any>
@@ -95,6 +96,11 @@ export const tidy = (spec: Json, options: { readonly publicUrl: string; readonly
     for (const [method, op] of Object.entries<Json>(item)) {
       if (typeof op !== "object" || op === null || !("responses" in op)) continue
       const params: Array<Json> = op.parameters ?? []
+      // Every write of /api/v1 takes an Idempotency-Key (http/IdempotencyLive.ts).
+      if (path.startsWith("/api/v1/") && ["post", "patch", "delete"].includes(method)) {
+        op.parameters = params
+        params.push({ ...idempotencyKeyParameter })
+      }
       if (params.some((p) => p.in === "header" && p.name.toLowerCase() === "authorization")) {
         op.parameters = params.filter((p) => !(p.in === "header" && p.name.toLowerCase() === "authorization"))
         spec.components.securitySchemes.authToken ??= TOKEN_SCHEME

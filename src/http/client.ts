@@ -14,10 +14,13 @@ import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { HttpApiClient, HttpApiMiddleware } from "effect/http-api"
 import { Api } from "./Api.ts"
 import { Authorization, AuthRateLimit } from "./Middleware.ts"
+import { retrying, withIdempotencyKey } from "./ClientRetry.ts"
+import type { RetryOptions } from "./ClientRetry.ts"
 
 // The contract, its resources' schemas, the branded id constructors and the error classes.
 export { Api }
-export { Authorization, AuthRateLimit, SchemaErrors } from "./Middleware.ts"
+export { Authorization, AuthRateLimit, Idempotency, SchemaErrors } from "./Middleware.ts"
+export type { RetryOptions } from "./ClientRetry.ts"
 export * from "../domain/AuditLog.ts"
 export * from "../domain/Errors.ts"
 export * from "../domain/Feed.ts"
@@ -33,6 +36,11 @@ export interface ClientOptions {
   readonly accessToken?: string | undefined
   /** Every request must identify its client. */
   readonly userAgent: string
+  /**
+   * Retries (ClientRetry.ts): each write under /api/ carries a fresh Idempotency-Key and is sent
+   * again with it after a connection reset or a 503 (Retry-After honoured). Default 3 attempts.
+   */
+  readonly retry?: RetryOptions | undefined
 }
 
 /** The client of every route, grouped as the API is (`client.auth`, `client.general`, `client.forms`, `client.rss`, …). */
@@ -41,9 +49,12 @@ export type Client = HttpApiClient.ForApi<typeof Api>
 export const makeClient = (options: ClientOptions): Effect.Effect<Client> =>
   HttpApiClient.make(Api, {
     transformClient: (client) =>
-      client.pipe(HttpClient.mapRequest((request) =>
-        HttpClientRequest.setHeader(HttpClientRequest.prependUrl(request, options.baseUrl), "user-agent", options.userAgent)
-      ))
+      client.pipe(
+        HttpClient.mapRequest((request) =>
+          withIdempotencyKey(HttpClientRequest.setHeader(HttpClientRequest.prependUrl(request, options.baseUrl), "user-agent", options.userAgent))
+        ),
+        retrying(options.retry)
+      )
   }).pipe(
     Effect.provide(Layer.mergeAll(
       HttpApiMiddleware.layerClient(Authorization, ({ next, request }) =>

@@ -12,6 +12,7 @@ import { RateLimiter } from "effect/persistence"
 import type { SqlClient } from "effect/sql"
 import { WorkerApi } from "../http/Api.ts"
 import { AuthorizationLive } from "../http/AuthorizationLive.ts"
+import { IdempotencyLive } from "../http/IdempotencyLive.ts"
 import { AuthRateLimitLive } from "../http/AuthRateLimit.ts"
 import { GlobalMiddleware, SchemaErrorsLive } from "../http/Envelope.ts"
 import { AuthHandlers } from "../http/handlers/Auth.ts"
@@ -30,6 +31,7 @@ import { AuditLogSql } from "./sql/AuditLogSql.ts"
 import { BotsSql } from "./sql/BotsSql.ts"
 import { TaskboardPairingsSql } from "./sql/TaskboardPairingsSql.ts"
 import { AuditRetention } from "./sql/AuditRetention.ts"
+import { IdempotencyStoreSql } from "./sql/IdempotencyStoreSql.ts"
 import { Auth } from "../services/Auth.ts"
 import { Cipher } from "../services/Cipher.ts"
 import type { Keyring } from "../services/Cipher.ts"
@@ -124,7 +126,8 @@ export const liveCapabilities = (
     FeedsRepoSql,
     AuditLogSql,
     BotsSql,
-    TaskboardPairingsSql
+    TaskboardPairingsSql,
+    IdempotencyStoreSql
   ).pipe(Layer.provideMerge(cipher), Layer.provideMerge(db))
   // The job engine on the same database. An API-only process sends jobs (a new feed's first poll)
   // but leaves the engine's upkeep and cron schedules to the workers.
@@ -174,7 +177,7 @@ export const routes = (config: AppConfigShape) => {
   const documented = documentedApi(config.publicUrl)
   const api = HttpApiBuilder.layer(documented, { openapiPath: "/openapi.json" }).pipe(
     Layer.provide([AuthHandlers, GeneralHandlers, FormsHandlers, FeedHandlers, OpsHandlers]),
-    Layer.provide([AuthorizationLive, AuthRateLimitLive, SchemaErrorsLive])
+    Layer.provide([AuthorizationLive, AuthRateLimitLive, SchemaErrorsLive, IdempotencyLive])
   )
   return Layer.mergeAll(
     api,
@@ -189,8 +192,8 @@ export const routes = (config: AppConfigShape) => {
     config.corsOrigins.length === 0 ? Layer.empty : HttpRouter.cors({
       allowedOrigins: config.corsOrigins,
       allowedMethods: ["GET", "POST", "PATCH", "DELETE"],
-      allowedHeaders: ["authorization", "x-access-token", "x-refresh-token", "x-code-verifier", "content-type", "x-request-id"],
-      exposedHeaders: ["ratelimit", "ratelimit-policy", "retry-after", "x-request-id"],
+      allowedHeaders: ["authorization", "x-access-token", "x-refresh-token", "x-code-verifier", "content-type", "x-request-id", "idempotency-key"],
+      exposedHeaders: ["ratelimit", "ratelimit-policy", "retry-after", "x-request-id", "idempotent-replayed"],
       maxAge: 600
     })
   )

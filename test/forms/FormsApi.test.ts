@@ -11,12 +11,14 @@ import { BadRequest, Forbidden, NotFound, Unauthorized } from "../../src/domain/
 import { BotId, FormId, ServerId, UserId } from "../../src/domain/Ids.ts"
 import { FormsGroup } from "../../src/http/Api.ts"
 import { SchemaErrorsLive } from "../../src/http/Envelope.ts"
+import { IdempotencyLive } from "../../src/http/IdempotencyLive.ts"
 import { FormsHandlers } from "../../src/http/handlers/Forms.ts"
 import { Authorization, CurrentPrincipal, SchemaErrors } from "../../src/http/Middleware.ts"
 import { Directory } from "../../src/services/Directory.ts"
 import { Forms, FormsSettings } from "../../src/services/Forms.ts"
 import { AuditLogMemory, AuditLogMemoryStore } from "../layers/AuditLogMemory.ts"
 import { FormsRepoMemory } from "../layers/FormsRepoMemory.ts"
+import { IdempotencyStoreMemory } from "../layers/IdempotencyStoreMemory.ts"
 import { stub } from "../layers/Stub.ts"
 import { access, BOARDS, BOT, OTHER_SERVER, SERVER, TaskBoardFake, TEXT, UNPAIRED_SERVER, VOICE } from "./fixtures.ts"
 
@@ -55,7 +57,7 @@ const HandlersLayer = FormsHandlers.pipe(
   Layer.provide(Forms.layer),
   Layer.provide(Layer.mergeAll(FormsRepoMemory, TaskBoardFake, DirectoryFake, FormsSettings.layerDefaults)),
   Layer.provideMerge(AuditLogMemory),
-  Layer.provideMerge(Layer.mergeAll(AuthorizationFake, SchemaErrorsLive))
+  Layer.provideMerge(Layer.mergeAll(AuthorizationFake, SchemaErrorsLive, IdempotencyLive.pipe(Layer.provide(IdempotencyStoreMemory))))
 )
 
 const as = (token: string | undefined) =>

@@ -24,6 +24,7 @@ import { AuditLogMemory } from "../layers/AuditLogMemory.ts"
 import { BotsMemory } from "../layers/BotsMemory.ts"
 import { FeedsRepoMemory } from "../layers/FeedsRepoMemory.ts"
 import { FormsRepoMemory } from "../layers/FormsRepoMemory.ts"
+import { IdempotencyStoreMemory } from "../layers/IdempotencyStoreMemory.ts"
 import { ReadinessMemory } from "../layers/ReadinessMemory.ts"
 import { TokenStoreMemory } from "../layers/TokenStoreMemory.ts"
 import type { DbKind } from "./Db.ts"
@@ -82,6 +83,7 @@ const memoryCapabilities = (config: AppConfigShape) => {
     AuditLogMemory,
     BotsMemory([]),
     ReadinessMemory,
+    IdempotencyStoreMemory,
     Cipher.layer(keyring),
     RateLimiter.layer.pipe(Layer.provide(RateLimiter.layerStoreMemory)),
     http

@@ -13,6 +13,7 @@ import formsRead from "./0011_forms_read.ts"
 import auditPages from "./0012_audit_pages.ts"
 import plannedOnce from "./0013_planned_once.ts"
 import durableCreate from "./0014_durable_create.ts"
+import idempotency from "./0015_idempotency.ts"
 
 export const migrations = {
   "0001_initial": initial,
@@ -26,7 +27,8 @@ export const migrations = {
   "0011_forms_read": formsRead,
   "0012_audit_pages": auditPages,
   "0013_planned_once": plannedOnce,
-  "0014_durable_create": durableCreate
+  "0014_durable_create": durableCreate,
+  "0015_idempotency": idempotency
 }
 
 const run = Migrator.make({})

@@ -1,0 +1,65 @@
+/**
+ * A client whose connection was reset finds out (issue #30): the create's socket is destroyed
+ * right after the request was sent (the write may or may not have happened) or as the answer
+ * arrives (it happened, the answer is lost); a retry with the same key then answers the one form
+ * that exists, and never makes a second. PGlite and PostgreSQL.
+ */
+import { assert } from "@effect/vitest"
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+import { randomUUID } from "node:crypto"
+import { request } from "node:http"
+import { ALICE_ID } from "../../src/sandbox/Seed.ts"
+import { TestApp, tokenOf, UA } from "../utils/TestApp.ts"
+import { formsOverHttp, formsPath } from "./FormsOverHttp.ts"
+import { countsOf, form, send } from "./IdempotencyFixtures.ts"
+
+/** Sends the create and destroys the socket `when` says; resolves once the socket is closed. */
+const sendAndCut = (url: string, token: string, key: string, body: string, when: "sent" | "answering") =>
+  new Promise<void>((resolve) => {
+    const req = request(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", "idempotency-key": key, authorization: `Bearer ${token}`, "user-agent": UA }
+    })
+    req.on("error", () => {})
+    req.on("close", () => resolve())
+    if (when === "answering") req.on("response", () => req.destroy())
+    req.end(body, () => {
+      if (when === "sent") req.destroy()
+    })
+  })
+
+/** The retry a client makes: again while the first is in flight (409), until it is answered. */
+const retry = (key: string, body: unknown) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 100; i++) {
+      const r = yield* send("POST", formsPath(), key, body)
+      if (r.status !== 409) return r
+      yield* Effect.sleep("50 millis")
+    }
+    throw new Error("still in flight after 5 s")
+  })
+
+const storedIds = (title: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(sql<{ id: string }>`SELECT workflow_id::text AS id FROM forms WHERE title = ${title}`, (rows) => rows.map((r) => Number(r.id))))
+
+formsOverHttp("idempotency after a connection reset", (it) => {
+  for (const when of ["sent", "answering"] as const) {
+    it.effect(`socket destroyed once the request was ${when}: the retry answers the one form`, () =>
+      Effect.gen(function*() {
+        const app = yield* TestApp
+        const token = yield* tokenOf(ALICE_ID)
+        const key = randomUUID()
+        const title = `Reset ${when} ${key}`
+        yield* Effect.promise(() => sendAndCut(app.url + formsPath(), token, key, JSON.stringify(form(title)), when))
+        const again = yield* retry(key, form(title))
+        assert.strictEqual(again.status, 200, again.text)
+        const ids = yield* storedIds(title)
+        assert.deepStrictEqual(ids, [JSON.parse(again.text).workflow_id])
+        assert.deepStrictEqual(yield* countsOf(title), { forms: 1, audits: 1 })
+        // Cut while answering, the write was done: the retry is its answer, replayed.
+        if (when === "answering") assert.strictEqual(again.replayed, "true")
+      }))
+  }
+})
