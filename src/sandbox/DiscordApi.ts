@@ -5,6 +5,7 @@
  */
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
+import { channelMessageRoutes } from "./DiscordChannelMessages.ts"
 import { dmRoutes, DmInboxRoutes } from "./DiscordDms.ts"
 import type { DiscordContext, Principal } from "./DiscordHttp.ts"
 import { API, discordError, discordHandler, Errors, routerPath } from "./DiscordHttp.ts"
@@ -275,7 +276,7 @@ const MessagesRoutes = (store: DiscordStore) =>
 export const DiscordApiRoutes = Layer.unwrap(Effect.gen(function*() {
   const store = yield* DiscordState
   // The direct messages (DiscordDms.ts) are Discord routes like the others: counted, faultable.
-  const layers = [...routes(store), ...dmRoutes(store)].map(([method, template, major, handler, options]) => {
+  const layers = [...routes(store), ...dmRoutes(store), ...channelMessageRoutes(store)].map(([method, template, major, handler, options]) => {
     const name = `${method} ${template}`
     return sandboxRoute(method, `${API}${routerPath(template)}`, discordHandler(store, name, major, handler, options), { name })
   })

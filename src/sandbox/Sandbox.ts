@@ -10,7 +10,7 @@ import { Context, Effect, Layer, Schema } from "effect"
 import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { createServer } from "node:http"
 import { DiscordRoutes, DiscordState, SANDBOX_DISCORD_API, SANDBOX_DISCORD_AUTHORIZE } from "./DiscordSandbox.ts"
-import { sandboxRoute, SandboxState } from "./SandboxRoute.ts"
+import { FAULT_KINDS, sandboxRoute, SandboxState } from "./SandboxRoute.ts"
 import { SEED } from "./Seed.ts"
 import { sandboxOrigin } from "./Origin.ts"
 import { sourcesListing } from "./sources/Seed.ts"
@@ -26,7 +26,7 @@ export { DiscordState, DiscordStore, SANDBOX_DISCORD_API, SANDBOX_DISCORD_AUTHOR
 const FaultBody = Schema.Struct({
   route: Schema.String,
   count: Schema.optionalKey(Schema.Int),
-  kind: Schema.Literals(["400", "429", "500", "hang", "401", "403"]),
+  kind: Schema.Literals(FAULT_KINDS),
   retry_after: Schema.optionalKey(Schema.Number),
   global: Schema.optionalKey(Schema.Boolean),
   path: Schema.optionalKey(Schema.String)

@@ -8,15 +8,16 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Redacted } from "effect"
 import { RequestTimeout, ServiceUnavailable } from "../../src/domain/Errors.ts"
 import type { AuditLog } from "../../src/services/AuditLog.ts"
-import type { ChatPlatform, PlatformError } from "../../src/services/ChatPlatform.ts"
+import type { ChatPlatform, PlatformError, PlatformMessage } from "../../src/services/ChatPlatform.ts"
 import { PlatformRejected } from "../../src/services/ChatPlatform.ts"
-import { MAX_PER_JOB, makePoster, PostRetry, UNKNOWN_OUTCOME } from "../../src/services/DeliveryPost.ts"
+import { MAX_PER_JOB, makePoster, PostRetry } from "../../src/services/DeliveryPost.ts"
 import { PostQueue } from "../../src/services/DeliveryQueues.ts"
 import type { DeliveryStore, FeedRef, FeedState, OpenDelivery } from "../../src/services/DeliveryStore.ts"
 import type { JobEngine } from "../../src/services/JobEngine.ts"
 import { CapturedLogs, logged } from "../utils/CapturedLogs.ts"
 
 const WEBHOOK = "900000000000000001"
+const CHANNEL = "310000000000000102"
 
 interface Row {
   readonly id: string
@@ -29,6 +30,8 @@ interface Row {
   token: string | null
   /** Another worker claims it between nextPending and claim. */
   stolen?: boolean
+  /** When its send started (the claim). */
+  sentAt: Date
 }
 
 const feedRef = (id: string, state: FeedState): FeedRef => ({
@@ -49,6 +52,9 @@ const world = (o: {
   readonly feedState?: FeedState
   readonly answers?: ReadonlyArray<Answer>
   readonly postAttempts?: number
+  /** The webhook's channel, newest first; or the read's failure. */
+  readonly channel?: ReadonlyArray<PlatformMessage> | PlatformError
+  readonly botToken?: string | null
 }) => {
   const feeds = new Map<string, FeedRef>([["1", feedRef("1", o.feedState ?? "active")]])
   const rows: Array<Row> = o.rows.map((r) => ({
@@ -59,8 +65,10 @@ const world = (o: {
     attempts: 0,
     body: { content: `message ${r.id}` } as OpenDelivery["body"],
     token: "hook-token",
+    sentAt: new Date(Date.now() - 5_000),
     ...r
   }))
+  const reads: Array<{ token: string; channelId: string; options: unknown }> = []
   const sent: Array<{ webhookId: string; token: string; body: unknown; options: unknown }> = []
   const answers = [...(o.answers ?? [])]
   const stateCalls: Array<{ ids: ReadonlyArray<string>; from: ReadonlyArray<FeedState>; to: FeedState; reason: string | null }> = []
@@ -69,12 +77,32 @@ const world = (o: {
   const row = (id: string) => rows.find((r) => r.id === id)!
   const store = {
     transaction: (self: Effect.Effect<unknown, unknown, unknown>) => self,
-    failInterrupted: (webhookId: string, reason: string) =>
+    uncertainSends: (webhookId: string) =>
+      Effect.sync(() =>
+        rows.filter((r) => webhookId === WEBHOOK && r.state === "sending").map((r) => ({
+          id: r.id,
+          itemId: `item-${r.id}`,
+          webhookId: WEBHOOK,
+          body: r.body,
+          attempts: r.attempts,
+          feed: feeds.get(r.feedId)!,
+          webhookToken: r.token === null ? null : Redacted.make(r.token),
+          sentAt: r.sentAt,
+          reason: r.reason,
+          channelId: CHANNEL,
+          botToken: o.botToken === null ? null : Redacted.make(o.botToken ?? "bot-token")
+        }))
+      ),
+    markUncertain: (id: string, reason: string) => Effect.sync(() => void Object.assign(row(id), { reason })),
+    reclaim: (id: string) =>
       Effect.sync(() => {
-        const hit = rows.filter((r) => webhookId === WEBHOOK && r.state === "sending")
-        for (const r of hit) Object.assign(r, { state: "failed", reason })
-        return hit.length
+        const r = row(id)
+        if (r.state !== "sending") return false
+        r.attempts++
+        return true
       }),
+    recordedMessageIds: (webhookId: string, ids: ReadonlyArray<string>) =>
+      Effect.sync(() => new Set(rows.filter((r) => webhookId === WEBHOOK && r.state === "sent" && ids.includes(r.messageId!)).map((r) => r.messageId!))),
     nextPending: (webhookId: string) =>
       Effect.sync(() => {
         const r = rows.find((r) => webhookId === WEBHOOK && r.state === "pending")
@@ -100,7 +128,7 @@ const world = (o: {
         r.attempts++
         return true
       }),
-    markSent: (id: string, messageId: string | null) => Effect.sync(() => void Object.assign(row(id), { state: "sent", messageId })),
+    markSent: (id: string, messageId: string | null) => Effect.sync(() => void Object.assign(row(id), { state: "sent", messageId, reason: null })),
     markRetry: (id: string, reason: string) => Effect.sync(() => void Object.assign(row(id), { state: "pending", reason })),
     markFailed: (id: string, reason: string) => Effect.sync(() => void Object.assign(row(id), { state: "failed", reason })),
     failPending: (feedId: string, reason: string) =>
@@ -128,6 +156,12 @@ const world = (o: {
       Effect.suspend(() => {
         sent.push({ webhookId, token: Redacted.value(token), body, options })
         return answers.shift() ?? Effect.succeed(`msg-${++messages}`)
+      }),
+    getChannelMessages: (token: Redacted.Redacted<string>, channelId: string, options: unknown) =>
+      Effect.suspend(() => {
+        reads.push({ token: Redacted.value(token), channelId, options })
+        const channel = o.channel ?? []
+        return Array.isArray(channel) ? Effect.succeed(channel) : Effect.fail(channel as PlatformError)
       })
   } as unknown as ChatPlatform["Service"]
   const audit = {
@@ -143,7 +177,7 @@ const world = (o: {
   const settings = { postAttempts: o.postAttempts ?? 8 } as never
   const poster = makePoster({ store, platform, audit, engine, settings })
   const table = () => rows.map((r) => [r.id, r.state, r.reason, r.messageId] as const)
-  return { poster, rows, table, sent, stateCalls, audits, queued, feedState: () => feeds.get("1")!.state }
+  return { poster, rows, table, sent, reads, stateCalls, audits, queued, feedState: () => feeds.get("1")!.state }
 }
 
 const rejected = (status: number, message: string, code?: number) =>
@@ -161,21 +195,12 @@ describe("DeliveryPost: what is posted and what each delivery ends as", () => {
       assert.deepStrictEqual(w.table(), [["a", "sent", null, "msg-1"], ["b", "sent", null, "msg-2"]])
     }))
 
-  it.effect("a row left `sending` by a stopped worker: failed as unknown, not sent, a warning with the count", () =>
-    Effect.gen(function*() {
-      const w = world({ rows: [{ id: "x", state: "sending" }, { id: "y" }] })
-      assert.deepStrictEqual(yield* w.poster.postWebhook(WEBHOOK), { sent: 1, failed: 0, interrupted: 1, more: false })
-      assert.deepStrictEqual(w.table(), [["x", "failed", UNKNOWN_OUTCOME, null], ["y", "sent", null, "msg-1"]])
-      assert.strictEqual(UNKNOWN_OUTCOME, "unknown whether it was posted: the worker stopped during the send")
-      const warnings = yield* logged("marked failed")
-      assert.deepStrictEqual(warnings.map((l) => [l.annotations["webhook"], l.annotations["count"]]), [[WEBHOOK, 1]])
-    }).pipe(Effect.provide(CapturedLogs.layer)))
-
-  it.effect("nothing left mid-send: no warning", () =>
+  it.effect("nothing left mid-send: no warning, no channel read", () =>
     Effect.gen(function*() {
       const w = world({ rows: [{ id: "a" }] })
       yield* w.poster.postWebhook(WEBHOOK)
-      assert.deepStrictEqual(yield* logged("marked failed"), [])
+      assert.deepStrictEqual(yield* logged("had no answer"), [])
+      assert.deepStrictEqual(w.reads, [])
     }).pipe(Effect.provide(CapturedLogs.layer)))
 
   it.effect("an unreadable stored message and an undecryptable token: that delivery failed with why, unsent; the rest go on", () =>
@@ -265,7 +290,7 @@ describe("DeliveryPost: the platform's refusals", () => {
       }))
   }
 
-  it.effect("a 503 (5xx) or no answer: retried with the fault's own message", () =>
+  it.effect("a 503 (5xx) or no answer: left `sending` (it may be posted) with the fault's own message, the job retried", () =>
     Effect.gen(function*() {
       for (const [error, why] of [
         [ServiceUnavailable.of("the chat platform answered 502", 5), "the chat platform answered 502"],
@@ -276,7 +301,7 @@ describe("DeliveryPost: the platform's refusals", () => {
         const e = yield* Effect.flip(w.poster.postWebhook(WEBHOOK))
         assert.instanceOf(e, PostRetry)
         assert.deepInclude(e, { webhookId: WEBHOOK, message: why })
-        assert.deepStrictEqual(w.table(), [["a", "pending", why, null]])
+        assert.deepStrictEqual(w.table(), [["a", "sending", why, null]])
         assert.strictEqual(w.feedState(), "active")
       }
     }))
@@ -286,5 +311,106 @@ describe("DeliveryPost: the platform's refusals", () => {
       const w = world({ rows: [{ id: "a", attempts: 2 }, { id: "b" }], postAttempts: 3, answers: [rejected(429, "slow down")] })
       assert.deepStrictEqual(yield* w.poster.postWebhook(WEBHOOK), { sent: 1, failed: 1, interrupted: 0, more: false })
       assert.deepStrictEqual(w.table(), [["a", "failed", "not posted after 3 attempts: the chat platform answered 429", null], ["b", "sent", null, "msg-1"]])
+    }))
+})
+
+/** A message of the channel as the platform lists it. */
+const inChannel = (id: string, content: string, o: { readonly webhook?: string | null; readonly ageMs?: number } = {}): PlatformMessage => ({
+  id,
+  content,
+  timestamp: new Date(Date.now() - (o.ageMs ?? 1_000)).toISOString(),
+  webhook_id: o.webhook === undefined ? WEBHOOK : o.webhook,
+  author_id: o.webhook ?? WEBHOOK
+})
+
+describe("DeliveryPost: a send that had no answer is looked for in its channel first", () => {
+  it.effect("found (this webhook, the same content, after the send): recorded sent with that id, not posted again; the rest go on", () =>
+    Effect.gen(function*() {
+      const w = world({
+        rows: [{ id: "x", state: "sending", attempts: 1, reason: "no answer" }, { id: "y" }],
+        channel: [
+          inChannel("m-other-hook", "message x", { webhook: "900000000000000002" }),
+          inChannel("m-x", " message x\n"),
+          inChannel("m-before", "message x", { ageMs: 10 * 60_000 }),
+          inChannel("m-plain", "message x", { webhook: null })
+        ]
+      })
+      assert.deepStrictEqual(yield* w.poster.postWebhook(WEBHOOK), { sent: 2, failed: 0, interrupted: 1, more: false })
+      assert.deepStrictEqual(w.table(), [["x", "sent", null, "m-x"], ["y", "sent", null, "msg-1"]])
+      assert.deepStrictEqual(w.sent.map((s) => s.body), [{ content: "message y" }], "x was not posted again")
+      assert.deepStrictEqual(w.reads, [{ token: "bot-token", channelId: CHANNEL, options: { limit: 50 } }])
+      const warnings = yield* logged("had no answer")
+      assert.deepStrictEqual(warnings.map((l) => [l.annotations["webhook"], l.annotations["count"]]), [[WEBHOOK, 1]])
+    }).pipe(Effect.provide(CapturedLogs.layer)))
+
+  it.effect("absent: sent once more (one more attempt), then the rest", () =>
+    Effect.gen(function*() {
+      const w = world({
+        rows: [{ id: "x", state: "sending", attempts: 1 }, { id: "y" }],
+        channel: [inChannel("m-old", "message x", { ageMs: 5 * 60_000 }), inChannel("m-other", "something else")]
+      })
+      assert.deepStrictEqual(yield* w.poster.postWebhook(WEBHOOK), { sent: 2, failed: 0, interrupted: 1, more: false })
+      assert.deepStrictEqual(w.sent.map((s) => s.body), [{ content: "message x" }, { content: "message y" }])
+      assert.deepStrictEqual(w.table(), [["x", "sent", null, "msg-1"], ["y", "sent", null, "msg-2"]])
+      assert.strictEqual(w.rows[0]!.attempts, 2)
+    }))
+
+  it.effect("a message another delivery recorded already is not claimed again: this one is sent", () =>
+    Effect.gen(function*() {
+      const w = world({
+        rows: [{ id: "a", state: "sent", messageId: "m-1", body: { content: "same" } }, { id: "x", state: "sending", body: { content: "same" } }],
+        channel: [inChannel("m-1", "same")]
+      })
+      yield* w.poster.postWebhook(WEBHOOK)
+      assert.deepStrictEqual(w.table(), [["a", "sent", null, "m-1"], ["x", "sent", null, "msg-1"]])
+    }))
+
+  it.effect("absent after postAttempts: failed, not posted, with the last send's reason", () =>
+    Effect.gen(function*() {
+      const w = world({ rows: [{ id: "x", state: "sending", attempts: 3, reason: "the chat platform answered 502" }], postAttempts: 3 })
+      assert.deepStrictEqual(yield* w.poster.postWebhook(WEBHOOK), { sent: 0, failed: 1, interrupted: 1, more: false })
+      assert.deepStrictEqual(w.table(), [["x", "failed", "not posted after 3 attempts: the chat platform answered 502", null]])
+      assert.deepStrictEqual(w.sent, [])
+    }))
+
+  it.effect("pages back 50 at a time until the send's start; past 250 messages it cannot tell: failed as unknown, never sent blindly", () =>
+    Effect.gen(function*() {
+      const full = Array.from({ length: 50 }, (_, i) => inChannel(`n${i}`, "newer"))
+      const w = world({ rows: [{ id: "x", state: "sending" }], channel: full })
+      yield* w.poster.postWebhook(WEBHOOK)
+      assert.strictEqual(w.reads.length, 5)
+      assert.deepStrictEqual(w.reads[1]!.options, { limit: 50, before: "n49" })
+      assert.match(w.rows[0]!.reason!, /^unknown whether it was posted: more than 250 messages/)
+      assert.strictEqual(w.rows[0]!.state, "failed")
+      assert.deepStrictEqual(w.sent, [])
+    }))
+
+  it.effect("the bot may not read the channel (403): failed as unknown with why, never sent blindly; the rest go on", () =>
+    Effect.gen(function*() {
+      const w = world({
+        rows: [{ id: "x", state: "sending" }, { id: "y" }],
+        channel: new PlatformRejected({ status: 403, message: "Missing Access", code: 50001 })
+      })
+      assert.deepStrictEqual(yield* w.poster.postWebhook(WEBHOOK), { sent: 1, failed: 1, interrupted: 1, more: false })
+      assert.match(w.rows[0]!.reason!, /^unknown whether it was posted: .*cannot read the webhook's channel 310000000000000102 \(403 Missing Access\)/)
+      assert.deepStrictEqual(w.sent.map((s) => s.body), [{ content: "message y" }])
+    }))
+
+  it.effect("no bot token to read with: failed as unknown, not sent", () =>
+    Effect.gen(function*() {
+      const w = world({ rows: [{ id: "x", state: "sending" }], botToken: null })
+      yield* w.poster.postWebhook(WEBHOOK)
+      assert.match(w.rows[0]!.reason!, /^unknown whether it was posted: .*bot's token cannot be decrypted/)
+      assert.deepStrictEqual([w.sent, w.reads], [[], []])
+    }))
+
+  it.effect("the read fails for now (503): the job is retried, the row still `sending`, nothing sent", () =>
+    Effect.gen(function*() {
+      const w = world({ rows: [{ id: "x", state: "sending" }, { id: "y" }], channel: ServiceUnavailable.of("the chat platform is unavailable", 5) })
+      const e = yield* Effect.flip(w.poster.postWebhook(WEBHOOK))
+      assert.instanceOf(e, PostRetry)
+      assert.match(e.message, /could not be read.*the chat platform is unavailable/)
+      assert.deepStrictEqual(w.table(), [["x", "sending", null, null], ["y", "pending", null, null]])
+      assert.deepStrictEqual(w.sent, [])
     }))
 })

@@ -318,7 +318,11 @@ describe("three workers and an API on one PostgreSQL", () => {
       victim.child.kill("SIGKILL")
       assert.deepStrictEqual(await victim.exited, { code: null, signal: "SIGKILL" })
 
-      /** Round 2's deliveries the dead worker left unknown (failed, not re-sent: spec §4). */
+      /**
+       * Round 2's deliveries the dead worker left unknown: its `sending` rows are looked for in their
+       * channel by the next job (found → sent, absent → sent once), so none is expected; one that
+       * could not be looked for is failed, never re-sent blindly (spec §4).
+       */
       const unknown = async () =>
         (await query<{ tag: string; url: string }>(
           db.sql,

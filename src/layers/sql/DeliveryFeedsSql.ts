@@ -190,7 +190,7 @@ export const DeliveryFeedsSql: Effect.Effect<FeedCalls, never, SqlClient.SqlClie
     webhooksWithPending: (before, limit) =>
       run(
         sql<{ webhook_id: string }>`SELECT DISTINCT webhook_id FROM feed_deliveries
-          WHERE state = 'pending' AND webhook_id IS NOT NULL AND at < ${before}
+          WHERE state IN ('pending', 'sending') AND webhook_id IS NOT NULL AND at < ${before}
           LIMIT ${limit}`.pipe(Effect.map((rows) => rows.map((r) => r.webhook_id))),
         "webhooksWithPending"
       ),
