@@ -22,11 +22,9 @@ import type { ChatPlatform, PlatformError, PlatformRejected } from "./ChatPlatfo
 import { disableFeeds } from "./DeliveryDisable.ts"
 import { PostQueue } from "./DeliveryQueues.ts"
 import type { DeliverySettingsShape } from "./DeliverySettings.ts"
-import { makeReconciler, UNKNOWN } from "./DeliveryReconcile.ts"
+import { makeReconciler } from "./DeliveryReconcile.ts"
 import type { DeliveryStore, OpenDelivery } from "./DeliveryStore.ts"
 import type { JobEngine, JobEngineError } from "./JobEngine.ts"
-
-export const UNKNOWN_OUTCOME = `${UNKNOWN}: the worker stopped during the send`
 
 /** Messages one job sends at most; the rest go to the webhook's next job. */
 export const MAX_PER_JOB = 50

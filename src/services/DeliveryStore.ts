@@ -194,8 +194,6 @@ export class DeliveryStore extends Context.Service<DeliveryStore, {
   // Deliveries
   /** Records deliveries, each unless its (feed, item) exists; counts the skips; returns what was inserted. */
   readonly insertDeliveries: (rows: ReadonlyArray<NewDelivery>) => Effect.Effect<ReadonlyArray<NewDelivery>, ServiceUnavailable>
-  /** Turns the webhook's `sending` rows (a worker stopped mid-send) to `failed` with `reason`; how many. */
-  readonly failInterrupted: (webhookId: string, reason: string) => Effect.Effect<number, ServiceUnavailable>
   /** The webhook's `sending` deliveries (a send with no answer, or a stopped worker's), oldest first. */
   readonly uncertainSends: (webhookId: string) => Effect.Effect<ReadonlyArray<UncertainDelivery>, ServiceUnavailable>
   /** A send that had no answer: stays `sending` (it may have been posted), with why. */

@@ -269,7 +269,6 @@ export const DeliveryStoreMemory = Layer.effect(DeliveryStore, Effect.gen(functi
           if (r.state === "skipped") writableStatus(r.feedId).skipped += 1
           return true
         })),
-    failInterrupted: (webhookId, reason) => failAll((d) => d.webhookId === webhookId && d.state === "sending", reason),
     uncertainSends: (webhookId) =>
       Effect.gen(function*() {
         const all = yield* feeds

@@ -29,7 +29,6 @@ type FeedCalls = Pick<
   DeliveryStore["Service"],
   | "feedsOfSource"
   | "insertDeliveries"
-  | "failInterrupted"
   | "nextPending"
   | "claim"
   | "markSent"
@@ -145,12 +144,6 @@ export const DeliveryFeedsSql: Effect.Effect<FeedCalls, never, SqlClient.SqlClie
   return {
     feedsOfSource,
     insertDeliveries,
-    failInterrupted: (webhookId, reason) =>
-      run(
-        sql`UPDATE feed_deliveries SET state = 'failed', reason = ${reason}, at = now()
-          WHERE webhook_id = ${webhookId} AND state = 'sending' RETURNING id`.pipe(Effect.map((rows) => rows.length)),
-        "failInterrupted"
-      ),
     nextPending,
     claim: (deliveryId) =>
       run(
