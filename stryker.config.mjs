@@ -39,7 +39,9 @@ export const targets = {
   "src/services/delivery/Render.ts": ["test/delivery/Render.test.ts", "test/delivery/Timestamp.test.ts", "test/delivery/Select.test.ts", "test/delivery/RenderMutation.test.ts"],
   "src/services/delivery/Select.ts": ["test/delivery/Select.test.ts", "test/delivery/SelectMutation.test.ts"],
   "src/services/delivery/Item.ts": ["test/delivery/Text.test.ts", "test/delivery/ItemMutation.test.ts", "test/delivery/Select.test.ts", "test/delivery/Render.test.ts", "test/delivery/Filters.test.ts"],
-  "src/services/DeliveryPost.ts": ["test/delivery/DeliveryPostMutation.test.ts", "test/delivery/DeliverySteps.test.ts", "test/delivery/DeliveryWorkers.test.ts", "test/delivery/WebhookRefusals.test.ts"],
+  "src/services/DeliveryPost.ts": ["test/delivery/DeliveryPostMutation.test.ts", "test/delivery/DeliveryReconcileMutation.test.ts", "test/delivery/DeliverySteps.test.ts", "test/delivery/DeliveryWorkers.test.ts", "test/delivery/WebhookRefusals.test.ts"],
+  // An unanswered send looked for in its channel (#30 item 5).
+  "src/services/DeliveryReconcile.ts": ["test/delivery/DeliveryReconcileMutation.test.ts", "test/delivery/UncertainSend.test.ts", "test/delivery/DeliverySteps.test.ts"],
   // When sources are polled: a first poll once, a refresh always, the keyed "now" poll and its re-read.
   "src/services/DeliveryScheduling.ts": ["test/delivery/SchedulingMutation.test.ts", "test/delivery/StartAfterOutage.test.ts", "test/delivery/PollNow.test.ts", "test/delivery/PollNowRace.test.ts", "test/delivery/PollSlot.test.ts", "test/delivery/DeliverySteps.test.ts", "test/delivery/DeliveryWorkers.test.ts"]
 }

@@ -15,6 +15,7 @@ import { randomUUID } from "node:crypto"
 import { BadRequest, reasonPhrase } from "../domain/Errors.ts"
 import type { Problem } from "../domain/Errors.ts"
 import { withDeadline } from "./Deadline.ts"
+import { NOT_UTF8_PATH_MESSAGE, notUtf8Path } from "./IllFormedUnicode.ts"
 import { SchemaErrors } from "./Middleware.ts"
 import { mayHoldNulBesidesBody, nullCharacterProblems, schemaProblemsBesides } from "./NullCharacter.ts"
 import { redactPath, redactQuery, redactText } from "../services/Redact.ts"
@@ -313,7 +314,12 @@ const fromCause = (cause: Cause.Cause<unknown>, requestId: string): Effect.Effec
   const failure = Option.getOrUndefined(Cause.findErrorOption(cause)) ?? (Result.isSuccess(found) ? found.success : undefined)
   if (HttpServerError.isHttpServerError(failure)) {
     const reason = failure.reason
-    if (reason._tag === "RouteNotFound") return Effect.succeed(envelope(404, defaultMessage[404]!))
+    if (reason._tag === "RouteNotFound") {
+      // The router cannot decode a path whose bytes are not UTF-8: not an unknown route, a bad request.
+      return Effect.succeed(
+        notUtf8Path(reason.request.url) ? envelope(400, NOT_UTF8_PATH_MESSAGE, { in: "params" }) : envelope(404, defaultMessage[404]!)
+      )
+    }
     if (reason._tag === "RequestParseError") {
       return Effect.succeed(
         reason.reason === "BodyTooLarge"

@@ -11,6 +11,15 @@ import { HttpRouter, HttpServerRequest } from "effect/http"
 import { HttpApiError } from "effect/http-api"
 import type { HttpApiEndpoint } from "effect/http-api"
 import type { Problem } from "../domain/Errors.ts"
+import {
+  hasLoneSurrogate,
+  isUtf8Body,
+  loneSurrogateProblem,
+  mayHoldLoneSurrogate,
+  mayHoldNotUtf8Percent,
+  notUtf8BodyProblem,
+  notUtf8QueryProblems
+} from "./IllFormedUnicode.ts"
 
 const NUL = "\u0000"
 
@@ -22,23 +31,23 @@ const problem = (path: string, where: string): Problem => ({
   additionalProperties: { path: shown(path), in: where }
 })
 
-/** On nulPaths' stack: the path beside it is a key that holds U+0000. */
-const NUL_KEY: unique symbol = Symbol("NUL_KEY")
+/** On stringPaths' stack: the path beside it is a key that is refused. */
+const BAD_KEY: unique symbol = Symbol("BAD_KEY")
 
 /**
- * Paths (`steps[2].string`) of the strings and keys in a parsed JSON value that hold U+0000, in
+ * Paths (`steps[2].string`) of the strings and keys in a parsed JSON value that `bad` refuses, in
  * document order. A loop over an explicit stack, not recursion: JSON.parse accepts a body nested
  * thousands deep, which would overflow the call stack (a 500) before the 400 is written.
  */
-export const nulPaths = (value: unknown, path = "", out: Array<string> = []): Array<string> => {
+export const stringPaths = (value: unknown, bad: (s: string) => boolean, path = "", out: Array<string> = []): Array<string> => {
   // Children pushed last-first, so they are visited (and reported) in document order.
   const stack: Array<readonly [unknown, string]> = [[value, path]]
   while (stack.length > 0) {
     const [node, at] = stack.pop()!
-    if (node === NUL_KEY) {
+    if (node === BAD_KEY) {
       out.push(at)
     } else if (typeof node === "string") {
-      if (node.includes(NUL)) out.push(at)
+      if (bad(node)) out.push(at)
     } else if (Array.isArray(node)) {
       for (let i = node.length - 1; i >= 0; i--) stack.push([node[i], `${at}[${i}]`])
     } else if (typeof node === "object" && node !== null) {
@@ -46,12 +55,16 @@ export const nulPaths = (value: unknown, path = "", out: Array<string> = []): Ar
       for (let i = entries.length - 1; i >= 0; i--) {
         const [key, item] = entries[i]!
         const child = at === "" ? key : `${at}.${key}`
-        stack.push(key.includes(NUL) ? [NUL_KEY, child] : [item, child])
+        stack.push(bad(key) ? [BAD_KEY, child] : [item, child])
       }
     }
   }
   return out
 }
+
+/** Paths of the strings and keys in a parsed JSON value that hold U+0000, in document order. */
+export const nulPaths = (value: unknown, path = "", out: Array<string> = []): Array<string> =>
+  stringPaths(value, (s) => s.includes(NUL), path, out)
 
 const hasNul = (value: string | ReadonlyArray<string> | undefined): boolean =>
   value !== undefined && (typeof value === "string" ? value.includes(NUL) : value.some((v) => v.includes(NUL)))
@@ -67,7 +80,7 @@ const isJson = (type: string | undefined) => (type ?? "application/json").toLowe
  * place. False is the usual answer, and then the check needs no effect at all (SchemaErrorsLive).
  */
 export const mayHoldNulBesidesBody = (request: HttpServerRequest.HttpServerRequest): boolean => {
-  if (request.url.includes("%00")) return true
+  if (request.url.includes("%00") || mayHoldNotUtf8Percent(request.url)) return true
   const headers = request.headers
   if (headers["cookie"]?.includes("%00")) return true
   for (const name in headers) {
@@ -76,7 +89,35 @@ export const mayHoldNulBesidesBody = (request: HttpServerRequest.HttpServerReque
   return false
 }
 
-/** Every U+0000 of the request, one problem per parameter, cookie, header or body field (empty: none). */
+const decoder = new TextDecoder()
+
+/**
+ * The JSON body's text that cannot be stored as sent: bytes that are not UTF-8 (the body as a whole),
+ * else U+0000 and lone surrogates at their paths (IllFormedUnicode.ts). The fast path is a byte
+ * check and two substring tests; the body is parsed only when one of them finds something.
+ */
+const bodyProblems = (bytes: ArrayBuffer): Array<Problem> => {
+  if (!isUtf8Body(bytes)) return [notUtf8BodyProblem]
+  const text = decoder.decode(bytes)
+  const nul = text.includes("\\u0000")
+  const lone = mayHoldLoneSurrogate(text)
+  if (!nul && !lone) return []
+  let parsed: unknown = undefined
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    // Malformed JSON: the framework answers 400 for it.
+  }
+  return [
+    ...(nul ? nulPaths(parsed).map((path) => problem(path, "payload")) : []),
+    ...(lone ? stringPaths(parsed, hasLoneSurrogate).map((path) => loneSurrogateProblem(path, "payload")) : [])
+  ]
+}
+
+/**
+ * Every string of the request that cannot be stored as sent — U+0000, a lone surrogate, bytes that
+ * are not UTF-8 — one problem per parameter, cookie, header or body field (empty: none).
+ */
 export const nullCharacterProblems = (endpoint: HttpApiEndpoint.Top) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -87,21 +128,17 @@ export const nullCharacterProblems = (endpoint: HttpApiEndpoint.Top) =>
       problems.push(...fromRecord(route.params, "params"))
       problems.push(...fromRecord(yield* HttpServerRequest.ParsedSearchParams, "query"))
     }
+    // A parameter whose bytes are not UTF-8 reaches the handler still percent-encoded (the parser's
+    // decodeURIComponent fails and keeps the raw text): refused by name instead. (A path whose bytes
+    // are not UTF-8 never routes: Envelope.ts answers it.)
+    if (mayHoldNotUtf8Percent(request.url)) problems.push(...notUtf8QueryProblems(request.url))
     if (request.headers["cookie"]?.includes("%00")) problems.push(...fromRecord(request.cookies, "cookie"))
     // HTTP/1.1 refuses the raw byte in a header; kept for other transports in front of us.
     problems.push(...fromRecord(request.headers, "headers"))
     if (endpoint.payload.size > 0 && isJson(request.headers["content-type"])) {
       // A body that cannot be read (too large, cut) is left to the framework's own answer.
-      const text = yield* Effect.result(request.text)
-      if (Result.isSuccess(text) && text.success.includes("\\u0000")) {
-        let parsed: unknown = undefined
-        try {
-          parsed = JSON.parse(text.success)
-        } catch {
-          // Malformed JSON: the framework answers 400 for it.
-        }
-        for (const path of nulPaths(parsed)) problems.push(problem(path, "payload"))
-      }
+      const bytes = yield* Effect.result(request.arrayBuffer)
+      if (Result.isSuccess(bytes)) problems.push(...bodyProblems(bytes.success))
     }
     return problems
   })

@@ -11,7 +11,7 @@ import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "e
 import { createServer } from "node:http"
 import { DiscordRoutes, DiscordState, SANDBOX_DISCORD_API, SANDBOX_DISCORD_AUTHORIZE } from "./DiscordSandbox.ts"
 import { botsListing, CONTROL_ROUTES, interactionsOf } from "./interactions/InteractionsRoutes.ts"
-import { sandboxRoute, SandboxState } from "./SandboxRoute.ts"
+import { FAULT_KINDS, sandboxRoute, SandboxState } from "./SandboxRoute.ts"
 import { SEED } from "./Seed.ts"
 import { sandboxOrigin } from "./Origin.ts"
 import { sourcesListing } from "./sources/Seed.ts"
@@ -28,7 +28,7 @@ const FaultBody = Schema.Struct({
   /** Route name, or "*"; not needed for dm_closed. */
   route: Schema.optionalKey(Schema.String),
   count: Schema.optionalKey(Schema.Int),
-  kind: Schema.Literals(["400", "429", "500", "hang", "401", "403", "404", "slow", "dm_closed"]),
+  kind: Schema.Literals([...FAULT_KINDS, "dm_closed"]),
   /** dm_closed: whose direct messages refuse the bots (50007), `count` posts or until DELETE. */
   user_id: Schema.optionalKey(Schema.String),
   retry_after: Schema.optionalKey(Schema.Number),

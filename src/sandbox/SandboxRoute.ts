@@ -4,12 +4,20 @@
  * Its own module so the Discord fakes and the source twins import it without importing Sandbox.ts,
  * which mounts them all (no import cycle).
  */
+import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Context, Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { bucketHash } from "./DiscordState.ts"
 
-/** `slow`: the answer comes 3.5 s late (on the member player: the bot's answer counts as 3 s late). */
-export type FaultKind = "400" | "429" | "500" | "hang" | "401" | "403" | "404" | "slow"
+/**
+ * `slow`: the answer comes 3.5 s late (on the member player: the bot's answer counts as 3 s late).
+ * `cut`: the connection is dropped before the request is handled (nothing applied, no answer);
+ * `cut-after`: the request is handled (a webhook's message posted) and the connection dropped before
+ * the answer, as when a network path fails mid-answer: the client cannot tell which happened.
+ */
+export type FaultKind = "400" | "429" | "500" | "hang" | "401" | "403" | "404" | "slow" | "cut" | "cut-after"
+
+export const FAULT_KINDS = ["400", "429", "500", "hang", "401", "403", "404", "slow", "cut", "cut-after"] as const satisfies ReadonlyArray<FaultKind>
 
 export interface Fault {
   /** Route name (`"GET /users/@me/guilds"`) or `"*"`. */
@@ -88,6 +96,8 @@ export const defaultRouteName = (method: SandboxMethod, path: string): string =>
 const faultResponse = (fault: Fault, routeName: string): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
   switch (fault.kind) {
     case "hang":
+    case "cut":
+    case "cut-after":
       return Effect.never
     case "401":
       return Effect.succeed(HttpServerResponse.jsonUnsafe({ message: "401: Unauthorized", code: 0 }, { status: 401 }))
@@ -171,6 +181,12 @@ export const sandboxRoute = <E = never, R = never>(
         yield* state.recordCall(name)
         const request = yield* HttpServerRequest.HttpServerRequest
         const fault = yield* state.takeFault(name, request.url.split("?")[0])
+        if (fault?.kind === "cut" || fault?.kind === "cut-after") {
+          if (fault.kind === "cut-after") yield* provided
+          // No answer at all: the socket is destroyed, as a reset would (the handler fiber is then interrupted).
+          NodeHttpServerRequest.toIncomingMessage(request).socket?.destroy()
+          return yield* Effect.never
+        }
         const response = fault?.kind === "slow"
           ? yield* Effect.delay(provided, "3500 millis")
           : fault

@@ -76,6 +76,19 @@ export interface PlatformWebhookBody {
   readonly allowed_mentions?: { readonly parse: ReadonlyArray<string> }
 }
 
+/**
+ * A message of a channel (GET /channels/{id}/messages, Discord's MessageResponse): the fields the
+ * gateway reads. `webhook_id` is set on a message a webhook posted (its `author.id` is the webhook's id).
+ */
+export interface PlatformMessage {
+  readonly id: string
+  readonly content: string
+  /** ISO 8601, as the platform writes it (`2026-12-01T10:00:00.000000+00:00`). */
+  readonly timestamp: string
+  readonly webhook_id: string | null
+  readonly author_id: string
+}
+
 /** The OAuth2 token answer of the platform. */
 export interface PlatformTokens {
   readonly access_token: Redacted.Redacted<string>
@@ -180,6 +193,17 @@ export class ChatPlatform extends Context.Service<ChatPlatform, {
     body: PlatformWebhookBody,
     options?: { readonly wait?: boolean }
   ) => Effect.Effect<string | null, PlatformError>
+  /**
+   * GET /channels/{id}/messages with the bot's token: the channel's recent messages, newest first
+   * (`limit` 1–100, default 50; `before`/`after` a message id). Never cached: a delivery whose send
+   * had no answer reads it to find out whether the message exists (DeliveryReconcile.ts). 403 when
+   * the bot may not see the channel, 404 when it does not exist.
+   */
+  readonly getChannelMessages: (
+    botToken: Redacted.Redacted<string>,
+    channelId: string,
+    options?: { readonly limit?: number; readonly before?: string; readonly after?: string }
+  ) => Effect.Effect<ReadonlyArray<PlatformMessage>, PlatformError>
   /**
    * A direct message from the bot to a user (POST /users/@me/channels, then POST
    * /channels/{id}/messages): the message's id. 403 (50007) when the user takes no messages from it.

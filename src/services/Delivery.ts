@@ -36,7 +36,8 @@ import type { PollFailed, PollResult, PollState } from "./SourcePoller.ts"
 import { SourcePoller } from "./SourcePoller.ts"
 
 export type { PostOutcome } from "./DeliveryPost.ts"
-export { PostRetry, UNKNOWN_OUTCOME } from "./DeliveryPost.ts"
+export { PostRetry } from "./DeliveryPost.ts"
+export { UNKNOWN } from "./DeliveryReconcile.ts"
 
 export type DeliveryError = ServiceUnavailable | JobEngineError
 

@@ -106,6 +106,21 @@ export interface OpenDelivery {
   readonly webhookToken: Redacted.Redacted<string> | null
 }
 
+/**
+ * A delivery left `sending`: its send started and no answer was recorded (the send was cut, timed
+ * out, or its worker stopped), so it may or may not be in its channel. DeliveryReconcile.ts finds out.
+ */
+export interface UncertainDelivery extends OpenDelivery {
+  /** When its last send started (the claim). */
+  readonly sentAt: Date
+  /** Why its last send is uncertain, when known (null: the worker stopped mid-send). */
+  readonly reason: string | null
+  /** The channel its webhook posts to. */
+  readonly channelId: string
+  /** The feed's bot token, to read that channel; null when the configured keys cannot decrypt it. */
+  readonly botToken: Redacted.Redacted<string> | null
+}
+
 /** What the status route shows (delivery.md §5), from the feed's status and its source. */
 export interface FeedStatus {
   readonly state: FeedState
@@ -179,8 +194,17 @@ export class DeliveryStore extends Context.Service<DeliveryStore, {
   // Deliveries
   /** Records deliveries, each unless its (feed, item) exists; counts the skips; returns what was inserted. */
   readonly insertDeliveries: (rows: ReadonlyArray<NewDelivery>) => Effect.Effect<ReadonlyArray<NewDelivery>, ServiceUnavailable>
-  /** Turns the webhook's `sending` rows (a worker stopped mid-send) to `failed` with `reason`; how many. */
-  readonly failInterrupted: (webhookId: string, reason: string) => Effect.Effect<number, ServiceUnavailable>
+  /** The webhook's `sending` deliveries (a send with no answer, or a stopped worker's), oldest first. */
+  readonly uncertainSends: (webhookId: string) => Effect.Effect<ReadonlyArray<UncertainDelivery>, ServiceUnavailable>
+  /** A send that had no answer: stays `sending` (it may have been posted), with why. */
+  readonly markUncertain: (deliveryId: string, reason: string) => Effect.Effect<void, ServiceUnavailable>
+  /** An uncertain delivery found absent, about to be sent again: one more attempt; false when it is not `sending` any more. */
+  readonly reclaim: (deliveryId: string) => Effect.Effect<boolean, ServiceUnavailable>
+  /** Which of `messageIds` a sent delivery of the webhook recorded already (a found message is never claimed twice). */
+  readonly recordedMessageIds: (
+    webhookId: string,
+    messageIds: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlySet<string>, ServiceUnavailable>
   /** The webhook's oldest `pending` delivery of a feed that is not disabled. */
   readonly nextPending: (webhookId: string) => Effect.Effect<Option.Option<OpenDelivery>, ServiceUnavailable>
   /** `pending` → `sending`, one more attempt; false when it was not pending any more (someone else has it). */
@@ -192,7 +216,10 @@ export class DeliveryStore extends Context.Service<DeliveryStore, {
   readonly markFailed: (deliveryId: string, reason: string) => Effect.Effect<void, ServiceUnavailable>
   /** The feed's `pending` deliveries → `failed` with `reason` (the feed was disabled); how many. */
   readonly failPending: (feedId: string, reason: string) => Effect.Effect<number, ServiceUnavailable>
-  /** Webhooks with `pending` deliveries recorded before `before` (their post job may be lost). */
+  /**
+   * Webhooks with `pending` deliveries recorded before `before`, or `sending` ones claimed before it
+   * (a send with no answer whose job gave up retrying): their post job may be lost.
+   */
   readonly webhooksWithPending: (before: Date, limit: number) => Effect.Effect<ReadonlyArray<string>, ServiceUnavailable>
 
   // Feed status

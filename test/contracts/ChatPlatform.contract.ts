@@ -227,6 +227,31 @@ export const chatPlatformContract = <R, E>(
         assert.deepStrictEqual(yield* refusal(platform.executeWebhook(g.webhook.id, token, { content: "" })), [400, 50006])
       }))
 
+    it.effect("a channel's messages with the bot's token: newest first, a webhook's with its id as webhook and author; limit, before, after; 403 50001 outside, 404 10003 unknown", () =>
+      Effect.gen(function*() {
+        const platform = yield* ChatPlatform
+        const g = fixture.guild
+        const token = Redacted.make(g.webhook.token)
+        const tag = randomBytes(4).toString("hex")
+        const ids: Array<string> = []
+        for (const n of [1, 2, 3]) ids.push((yield* platform.executeWebhook(g.webhook.id, token, { content: `read ${tag} ${n}` }))!)
+        const newest = yield* platform.getChannelMessages(bot, g.textChannel, { limit: 3 })
+        assert.deepStrictEqual(newest.map((m) => [m.id, m.content, m.webhook_id, m.author_id]), [
+          [ids[2], `read ${tag} 3`, g.webhook.id, g.webhook.id],
+          [ids[1], `read ${tag} 2`, g.webhook.id, g.webhook.id],
+          [ids[0], `read ${tag} 1`, g.webhook.id, g.webhook.id]
+        ])
+        assert.isFalse(Number.isNaN(Date.parse(newest[0]!.timestamp)))
+        assert.isAtMost(Math.abs(Date.parse(newest[0]!.timestamp) - Date.now()), 60_000)
+        assert.deepStrictEqual((yield* platform.getChannelMessages(bot, g.textChannel, { limit: 2, before: ids[2]! })).map((m) => m.id), [ids[1], ids[0]])
+        assert.deepStrictEqual((yield* platform.getChannelMessages(bot, g.textChannel, { limit: 1, after: ids[0]! })).map((m) => m.id), [ids[1]])
+        assert.deepStrictEqual((yield* platform.getChannelMessages(bot, g.textChannel, { after: ids[0]! })).map((m) => m.id), [ids[2], ids[1]])
+        assert.isAtMost((yield* platform.getChannelMessages(bot, g.textChannel)).length, 50)
+        assert.deepStrictEqual(yield* refusal(platform.getChannelMessages(bot, fixture.outsideChannel)), [403, 50001])
+        assert.deepStrictEqual(yield* refusal(platform.getChannelMessages(bot, fixture.missingChannel)), [404, 10003])
+        assert.deepStrictEqual((yield* refusal(platform.getChannelMessages(Redacted.make("not-a-bot"), g.textChannel)))[0], 401)
+      }))
+
     it.effect("a direct message from the bot: its message id; an unknown user 400 50033; an empty message 400 50006", () =>
       Effect.gen(function*() {
         const platform = yield* ChatPlatform

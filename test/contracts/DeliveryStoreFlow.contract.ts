@@ -1,7 +1,7 @@
 /**
  * The DeliveryStore contract, second half: a delivery's life (recorded `pending` before it is sent,
- * claimed once, then `sent`, retried or `failed`), the recovery of a stopped worker's `sending`
- * rows, the order of sending, feed states, status counters and transactions. Registered by
+ * claimed once, then `sent`, retried or `failed`), the `sending` rows a send with no answer leaves
+ * (uncertain, reconciled by the next job), the order of sending, feed states, status counters and transactions. Registered by
  * `deliveryStoreContract` (DeliveryStore.contract.ts) in its block.
  */
 import { assert } from "@effect/vitest"
@@ -123,7 +123,7 @@ export const deliveryStoreFlowTests = (it: Vitest.MethodsNonLive<DeliveryStore |
       assert.strictEqual((yield* statusOf(feedId)).delivered, 1)
     }))
 
-  it.effect("a stopped worker's `sending` rows fail with the reason, that webhook's only; pending ones stay", () =>
+  it.effect("a `sending` row is not offered again; the next pending is; another webhook's row is untouched", () =>
     Effect.gen(function*() {
       const store = yield* DeliveryStore
       const { feedId, webhookId } = yield* feedOnWebhook
@@ -136,12 +136,54 @@ export const deliveryStoreFlowTests = (it: Vitest.MethodsNonLive<DeliveryStore |
       yield* store.claim((yield* next(webhookId)).id)
       const o1 = yield* next(other.webhookId)
       yield* store.claim(o1.id)
-      assert.strictEqual(yield* store.failInterrupted(webhookId, "unknown outcome"), 1)
-      assert.strictEqual(yield* store.failInterrupted(webhookId, "unknown outcome"), 0)
       assert.strictEqual(yield* nextItem(webhookId), "p1")
       assert.isNull(yield* nextItem(other.webhookId))
       yield* store.markRetry(o1.id, "still sending elsewhere: back to pending")
       assert.strictEqual(yield* nextItem(other.webhookId), "o1", "the other webhook's row was untouched")
+    }))
+
+  it.effect("sends with no answer: the webhook's `sending` rows whole (channel, bot token, when, why); reclaimed once more; recorded ids found", () =>
+    Effect.gen(function*() {
+      const store = yield* DeliveryStore
+      const { feedId, webhookId } = yield* feedOnWebhook
+      const other = yield* feedOnWebhook
+      yield* store.insertDeliveries([
+        pending(feedId, webhookId, "u1", minutesAgo(5)),
+        pending(feedId, webhookId, "p1", minutesAgo(4)),
+        pending(other.feedId, other.webhookId, "o1", minutesAgo(5))
+      ])
+      assert.deepStrictEqual(yield* store.uncertainSends(webhookId), [])
+      const u1 = yield* next(webhookId)
+      const claimedFrom = Date.now() - 5_000
+      assert.isTrue(yield* store.claim(u1.id))
+      yield* store.claim((yield* next(other.webhookId)).id)
+      yield* store.markUncertain(u1.id, "the chat platform did not answer within 10 seconds")
+      const [found, ...more] = yield* store.uncertainSends(webhookId)
+      assert.deepStrictEqual(more, [], "that webhook's only; pending ones are not uncertain")
+      assert.deepStrictEqual(
+        { ...found!, webhookToken: found!.webhookToken && Redacted.value(found!.webhookToken), botToken: found!.botToken && Redacted.value(found!.botToken), sentAt: null },
+        {
+          ...u1,
+          webhookToken: `token-of-${webhookId}`,
+          attempts: 1,
+          sentAt: null,
+          reason: "the chat platform did not answer within 10 seconds",
+          channelId: "310000000000000102",
+          botToken: "bot-token"
+        }
+      )
+      assert.isAtLeast(found!.sentAt.getTime(), claimedFrom)
+      assert.isTrue(yield* store.reclaim(u1.id))
+      assert.strictEqual((yield* store.uncertainSends(webhookId))[0]!.attempts, 2)
+      assert.include(yield* store.webhooksWithPending(new Date(Date.now() + 60_000), 10_000), webhookId, "a `sending` row the repair pass finds")
+      yield* store.markSent(u1.id, "msg-u1", minutesAgo(0))
+      assert.isFalse(yield* store.reclaim(u1.id), "not sending any more")
+      yield* store.markUncertain(u1.id, "no effect once sent")
+      assert.deepStrictEqual(yield* store.uncertainSends(webhookId), [])
+      assert.deepStrictEqual([...(yield* store.recordedMessageIds(webhookId, ["msg-u1", "msg-x"]))], ["msg-u1"])
+      assert.deepStrictEqual([...(yield* store.recordedMessageIds(other.webhookId, ["msg-u1"]))], [], "another webhook's")
+      assert.deepStrictEqual([...(yield* store.recordedMessageIds(webhookId, []))], [])
+      assert.strictEqual((yield* statusOf(feedId)).delivered, 1)
     }))
 
   it.effect("a disabled feed sends nothing; its pending fail; webhooks with old pending are found", () =>

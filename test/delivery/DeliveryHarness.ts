@@ -186,6 +186,8 @@ export const dropSchemaAtEnd = (schema: string) =>
 export interface TestWebhook {
   readonly id: string
   readonly token: string
+  /** The channel it posts to (the feed's `webhook_channel_id`); S1's text channel when not said. */
+  readonly channelId?: string
 }
 
 let webhookCount = 0
@@ -196,7 +198,7 @@ export const newWebhook = Effect.gen(function*() {
   const platform = yield* ChatPlatform
   const n = webhookCount++
   const created = yield* platform.createWebhook(Redacted.make(BOT2_TOKEN), channelId(1, CHANNELS[n % CHANNELS.length]!), `Feed hook ${n}`)
-  return { id: created.id, token: Redacted.value(created.token!) } satisfies TestWebhook
+  return { id: created.id, token: Redacted.value(created.token!), channelId: created.channel_id } satisfies TestWebhook
 })
 
 /** A stored feed of the feeds bot on server S1, on `webhook`; created an hour ago unless said. */
@@ -210,14 +212,16 @@ export const insertFeed = (o: {
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const cipher = yield* Cipher
-    yield* sql`INSERT INTO bots (id, name, icon, token_enc) VALUES (${BOT2_ID}, 'FeedsBot', NULL, 'unused')
+    // The bot's real token, encrypted as the bots registry stores it: the worker reads a webhook's channel with it.
+    const botTokenEnc = yield* cipher.encrypt(Redacted.make(BOT2_TOKEN), `bot:${BOT2_ID}:token`)
+    yield* sql`INSERT INTO bots (id, name, icon, token_enc) VALUES (${BOT2_ID}, 'FeedsBot', NULL, ${botTokenEnc})
       ON CONFLICT (id) DO NOTHING`
     const tokenEnc = yield* cipher.encrypt(Redacted.make(o.webhook.token), `feed-webhook:${o.webhook.id}`)
     const createdAt = o.createdAt ?? new Date(Date.now() - 3_600_000)
     const rows = yield* sql<{ id: bigint | string | number }>`INSERT INTO feeds (bot_id, server_id, module, feed_identifier,
         webhook_options, webhook_id, webhook_token_enc, webhook_name, webhook_channel_id, created_at)
       VALUES (${BOT2_ID}, ${"300000000000000001"}, ${o.module ?? "rss"}, ${o.identifier}, ${JSON.stringify(o.options ?? {})}::jsonb,
-        ${o.webhook.id}, ${tokenEnc}, 'Feed hook', ${channelId(1, CHANNEL_INDEX.text)}, ${createdAt})
+        ${o.webhook.id}, ${tokenEnc}, 'Feed hook', ${o.webhook.channelId ?? channelId(1, CHANNEL_INDEX.text)}, ${createdAt})
       RETURNING id`
     return String(rows[0]!.id)
   })
@@ -259,7 +263,12 @@ export const inbox = (webhookId: string) =>
   })
 
 /** A fault the sandbox answers on this webhook's execute route, `count` times. */
-export const fault = (webhook: TestWebhook, kind: "429" | "500" | "hang" | "401", count = 1, retryAfter?: number) =>
+export const fault = (
+  webhook: TestWebhook,
+  kind: "429" | "500" | "hang" | "401" | "cut" | "cut-after",
+  count = 1,
+  retryAfter?: number
+) =>
   Effect.flatMap(SandboxServer, (sandbox) =>
     Effect.promise(() =>
       fetch(`${sandbox.url}/sandbox/faults`, {

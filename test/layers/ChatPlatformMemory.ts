@@ -9,9 +9,11 @@
 import { Context, Effect, Layer, Redacted } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import type { SeedBot, SeedGuild, SeedUser, SeedWebhook } from "../../src/sandbox/Seed.ts"
-import { SEED } from "../../src/sandbox/Seed.ts"
+import { PermissionBits, SEED } from "../../src/sandbox/Seed.ts"
+import { pageOfMessages } from "../../src/sandbox/interactions/MessagePages.ts"
 import type {
   PlatformGuildSummary,
+  PlatformMessage,
   PlatformTokens,
   PlatformUser,
   PlatformWebhook,
@@ -41,6 +43,8 @@ export interface MemoryMessage {
   readonly webhookId: string
   readonly channelId: string
   readonly body: PlatformWebhookBody
+  /** When it was posted (ms since the epoch). */
+  readonly at: number
 }
 
 export const MEMORY_AUTHORIZE_URL = "https://chat-platform.memory/oauth2/authorize"
@@ -268,8 +272,29 @@ export const makeChatPlatformMemory = (seed: ChatPlatformSeed) =>
           if ((body.content ?? "") === "") return refuse(400, "Cannot send an empty message", 50006)
           messageSequence += 1n
           const id = `35${messageSequence.toString().padStart(16, "0")}`
-          messages.push({ id, webhookId, channelId: webhook.channelId, body })
+          messages.push({ id, webhookId, channelId: webhook.channelId, body, at: Date.now() })
           return Effect.succeed(options?.wait === false ? null : id)
+        }),
+      // The sandbox's paging (newest first, before/after); 403 50001 without VIEW_CHANNEL, [] without READ_MESSAGE_HISTORY.
+      getChannelMessages: (botToken, channelId, options) =>
+        Effect.flatMap(botOf(botToken), (bot) => {
+          const guild = seed.guilds.find((g) => g.channels.some((c) => c.id === channelId))
+          if (guild === undefined) return unknownChannel()
+          const bits = guild.botIds.includes(bot.id) ? permissionsIn(guild, bot.id) ?? 0n : 0n
+          if ((bits & PermissionBits.VIEW_CHANNEL) === 0n) return missingAccess()
+          if ((bits & PermissionBits.READ_MESSAGE_HISTORY) === 0n) return Effect.succeed([])
+          const page = pageOfMessages(messages.filter((m) => m.channelId === channelId), {
+            limit: options?.limit ?? 50,
+            before: options?.before,
+            after: options?.after
+          })
+          return Effect.succeed(page.map((m): PlatformMessage => ({
+            id: m.id,
+            content: m.body.content ?? "",
+            timestamp: new Date(m.at).toISOString(),
+            webhook_id: m.webhookId,
+            author_id: m.webhookId
+          })))
         }),
       // A direct message: recorded with the bot's id as the webhook and the user's id as the channel.
       // Discord's refusals: an unknown user 400 50033; one who shares no server with the bot 403 50007.
@@ -282,7 +307,7 @@ export const makeChatPlatformMemory = (seed: ChatPlatformSeed) =>
           if ((body.content ?? "") === "") return refuse(400, "Cannot send an empty message", 50006)
           messageSequence += 1n
           const id = `35${messageSequence.toString().padStart(16, "0")}`
-          messages.push({ id, webhookId: bot.id, channelId: `dm:${userId}`, body })
+          messages.push({ id, webhookId: bot.id, channelId: `dm:${userId}`, body, at: Date.now() })
           return Effect.succeed(id)
         })
     })

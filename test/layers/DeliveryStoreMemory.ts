@@ -269,7 +269,54 @@ export const DeliveryStoreMemory = Layer.effect(DeliveryStore, Effect.gen(functi
           if (r.state === "skipped") writableStatus(r.feedId).skipped += 1
           return true
         })),
-    failInterrupted: (webhookId, reason) => failAll((d) => d.webhookId === webhookId && d.state === "sending", reason),
+    uncertainSends: (webhookId) =>
+      Effect.gen(function*() {
+        const all = yield* feeds
+        const open = s.deliveries
+          .filter((d) => d.webhookId === webhookId && d.state === "sending")
+          .sort((a, b) => a.eventAt.getTime() - b.eventAt.getTime() || a.id - b.id)
+        return yield* Effect.forEach(open, (d) =>
+          Effect.gen(function*() {
+            const feed = all.find((f) => f.id === d.feedId)!
+            const webhookToken = yield* cipher.decrypt(feed.webhook.tokenEnc, `feed-webhook:${feed.webhook.id}`).pipe(
+              Effect.catch(() => Effect.succeed(null))
+            )
+            const bot = yield* bots.get(feed.botId)
+            return {
+              id: String(d.id),
+              itemId: d.itemId,
+              webhookId: d.webhookId,
+              body: isMessage(d.body) ? d.body : null,
+              attempts: d.attempts,
+              feed: yield* refOf(feed),
+              webhookToken,
+              sentAt: d.at,
+              reason: d.reason,
+              channelId: feed.webhook.channelId,
+              botToken: bot?.token ?? null
+            }
+          }))
+      }),
+    markUncertain: (deliveryId, reason) =>
+      Effect.map(feeds, () => {
+        const d = row(deliveryId)
+        if (d !== undefined && d.state === "sending") Object.assign(d, { reason })
+      }),
+    reclaim: (deliveryId) =>
+      Effect.map(feeds, () => {
+        const d = row(deliveryId)
+        if (d === undefined || d.state !== "sending") return false
+        d.attempts += 1
+        d.at = new Date()
+        return true
+      }),
+    recordedMessageIds: (webhookId, messageIds) =>
+      Effect.map(feeds, () =>
+        new Set(
+          s.deliveries
+            .filter((d) => d.webhookId === webhookId && d.state === "sent" && d.messageId !== null && messageIds.includes(d.messageId))
+            .map((d) => d.messageId!)
+        )),
     nextPending,
     claim: (deliveryId) =>
       Effect.map(transition(deliveryId, ["pending"], "sending", row(deliveryId)?.reason ?? null), (claimed) => {
@@ -290,7 +337,7 @@ export const DeliveryStoreMemory = Layer.effect(DeliveryStore, Effect.gen(functi
     failPending: (feedId, reason) => failAll((d) => d.feedId === feedId && d.state === "pending", reason),
     webhooksWithPending: (before, limit) =>
       Effect.map(feeds, () =>
-        [...new Set(s.deliveries.filter((d) => d.state === "pending" && d.at < before).map((d) => d.webhookId))].slice(0, limit)),
+        [...new Set(s.deliveries.filter((d) => (d.state === "pending" || d.state === "sending") && d.at < before).map((d) => d.webhookId))].slice(0, limit)),
     setFeedState: (feedIds, from, to, reason) =>
       Effect.flatMap(feeds, (all) =>
         Effect.forEach(

@@ -29,7 +29,6 @@ type FeedCalls = Pick<
   DeliveryStore["Service"],
   | "feedsOfSource"
   | "insertDeliveries"
-  | "failInterrupted"
   | "nextPending"
   | "claim"
   | "markSent"
@@ -145,12 +144,6 @@ export const DeliveryFeedsSql: Effect.Effect<FeedCalls, never, SqlClient.SqlClie
   return {
     feedsOfSource,
     insertDeliveries,
-    failInterrupted: (webhookId, reason) =>
-      run(
-        sql`UPDATE feed_deliveries SET state = 'failed', reason = ${reason}, at = now()
-          WHERE webhook_id = ${webhookId} AND state = 'sending' RETURNING id`.pipe(Effect.map((rows) => rows.length)),
-        "failInterrupted"
-      ),
     nextPending,
     claim: (deliveryId) =>
       run(
@@ -190,7 +183,7 @@ export const DeliveryFeedsSql: Effect.Effect<FeedCalls, never, SqlClient.SqlClie
     webhooksWithPending: (before, limit) =>
       run(
         sql<{ webhook_id: string }>`SELECT DISTINCT webhook_id FROM feed_deliveries
-          WHERE state = 'pending' AND webhook_id IS NOT NULL AND at < ${before}
+          WHERE state IN ('pending', 'sending') AND webhook_id IS NOT NULL AND at < ${before}
           LIMIT ${limit}`.pipe(Effect.map((rows) => rows.map((r) => r.webhook_id))),
         "webhooksWithPending"
       ),

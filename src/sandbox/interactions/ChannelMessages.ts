@@ -7,6 +7,7 @@
  * a channel it cannot view → 403 50001; cannot send → 403 50013; unknown channel → 404 10003; a DM to
  * a user who shares no server with the bot, or whose DMs are closed (fault) → 403 50007.
  */
+import { pageOfMessages, readPageQuery } from "./MessagePages.ts"
 import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import type { DiscordContext } from "../DiscordHttp.ts"
@@ -127,9 +128,8 @@ export const channelRoutes = (store: DiscordStore): ReadonlyArray<Route> => [
     const channelId = ctx.params["id"] ?? ""
     const place = placeOf(store, bot, channelId, false)
     if (place.kind === "refused") return Effect.succeed(place.error)
-    const limit = Math.min(100, Math.max(1, Number(ctx.query.get("limit") ?? "50") || 50))
-    const before = ctx.query.get("before")
-    const after = ctx.query.get("after")
+    const query = readPageQuery(ctx.query)
+    if ("error" in query) return Effect.succeed(query.error)
     const own = [...interactionsOf(store).messages.values()]
       .filter((m) => visible(m, channelId))
       .map((m) => ({ id: m.id, shape: () => messageResponse(m, botById(m.botId), ctx.origin) }))
@@ -139,11 +139,7 @@ export const channelRoutes = (store: DiscordStore): ReadonlyArray<Route> => [
       const body = m.body
       return hook !== undefined && isBody(body) ? [{ id: m.id, shape: () => webhookMessage(m, hook, body) }] : []
     })
-    const messages = [...own, ...hooked]
-      .filter((m) => (before === null || BigInt(m.id) < BigInt(before)) && (after === null || BigInt(m.id) > BigInt(after)))
-      .sort((a, b) => (BigInt(a.id) > BigInt(b.id) ? -1 : 1))
-      .slice(0, limit)
-    return json(messages.map((m) => m.shape()))
+    return json(pageOfMessages([...own, ...hooked], query).map((m) => m.shape()))
   }],
   ["GET", "/channels/{id}/messages/{message_id}", "id", (ctx) => {
     const bot = botOf(ctx)
