@@ -127,12 +127,13 @@ describe("the shutdown drain and kept-alive connections", () => {
     const before = outcomes.length
     assert.isAbove(before, SOCKETS, "requests were flowing before the signal")
     server.child.kill("SIGTERM")
-    const exit = await within(15_000, server.exited)
+    // Exit timing is Shutdown.test.ts's to check; this bound only ends a run that hangs (generous: a loaded machine).
+    const exit = await within(30_000, server.exited)
     stop = true
     const finished = await within(10_000, Promise.all(loops))
     agent.destroy()
     const { stdout, stderr } = server.output()
-    assert.notStrictEqual(exit, "timeout", `still running 15 s after SIGTERM\nstdout:\n${stdout}\nstderr:\n${stderr}`)
+    assert.notStrictEqual(exit, "timeout", `still running 30 s after SIGTERM\nstdout:\n${stdout}\nstderr:\n${stderr}`)
     assert.notStrictEqual(finished, "timeout", "a request was never answered nor failed")
 
     const failures = outcomes.filter((o): o is Failure => o.kind === "error")
@@ -186,7 +187,7 @@ describe("the shutdown drain and kept-alive connections", () => {
     assert.notStrictEqual((finished as Answer).status, 503, "a request in flight when the drain began is served, not refused")
     assert.strictEqual((finished as Answer).connection, "close")
 
-    const exit = await within(15_000, server.exited)
+    const exit = await within(30_000, server.exited)
     agent.destroy()
     const { stdout, stderr } = server.output()
     assert.deepStrictEqual(exit, { code: 0, signal: null }, stderr)
