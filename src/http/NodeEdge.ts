@@ -5,14 +5,19 @@
  *   body that stop arriving) are answered with the envelope when a status can still be sent
  *   (decisions.md "Errors": 400, 431, 408), instead of Node's bare answer or a silent close.
  * - Shutdown: stop accepting, let in-flight requests finish for at most `shutdownGraceMs`, then cut
- *   the rest; one log line when the drain starts and one when it ends.
+ *   the rest; one log line when the drain starts and one when it ends. No request is lost without an
+ *   answer (issue #30): from the drain's start every answer says `Connection: close`; a kept-alive
+ *   connection idle then is not closed under a request it may already be sending, but kept for
+ *   `idleLingerMs`, and a request on it is answered 503 with Retry-After and `Connection: close`.
  */
-import { Context, Effect } from "effect"
+import { Context, Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
-import { createServer } from "node:http"
-import type { IncomingMessage, Server, ServerResponse } from "node:http"
+import { Server } from "node:http"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import { Server as NetServer } from "node:net"
+import type { Socket } from "node:net"
 import type { Duplex } from "node:stream"
-import { reasonPhrase } from "../domain/Errors.ts"
+import { reasonPhrase, ServiceUnavailable } from "../domain/Errors.ts"
 
 export interface ServerLimitsShape {
   /** Node's `headersTimeout`: the headers must have arrived within this (then 408). */
@@ -25,6 +30,8 @@ export interface ServerLimitsShape {
   readonly maxHeaderBytes: number
   /** SHUTDOWN_GRACE_MS: how long in-flight requests may finish after SIGTERM before they are cut. */
   readonly shutdownGraceMs: number
+  /** How long the drain keeps idle kept-alive connections for a request they may be sending (capped by the grace; see `drain`). */
+  readonly idleLingerMs: number
 }
 
 export const defaultServerLimits: ServerLimitsShape = {
@@ -32,7 +39,8 @@ export const defaultServerLimits: ServerLimitsShape = {
   requestTimeoutMs: 20_000,
   timeoutCheckIntervalMs: 1_000,
   maxHeaderBytes: 16 * 1024,
-  shutdownGraceMs: 10_000
+  shutdownGraceMs: 10_000,
+  idleLingerMs: 1_000
 }
 
 /** The limits of the server; tests and main provide other values (`Layer.succeed(ServerLimits, …)`). */
@@ -90,18 +98,75 @@ export interface Edge {
   readonly server: Server
   /** Responses not yet closed. */
   readonly inFlight: Set<ServerResponse>
+  /** Open client connections, busy or idle. */
+  readonly connections: Set<Socket>
   draining: boolean
+  /** Requests answered 503 by the drain (they arrived after it began). */
+  refused: number
+}
+
+/** Retry-After of the drain's 503: long enough for a restart, or for a load balancer to pick another instance. */
+export const DRAIN_RETRY_AFTER_SECONDS = 5
+
+const drainAnswer = (() => {
+  const envelope = Schema.encodeSync(ServiceUnavailable.wire)(
+    ServiceUnavailable.of("The gateway is shutting down; retry on a new connection.", DRAIN_RETRY_AFTER_SECONDS)
+  )
+  return JSON.stringify(envelope)
+})()
+
+/** The drain's answer to a request that arrived after it began: 503 with Retry-After, and the connection closed. */
+const refuse = (req: IncomingMessage, res: ServerResponse, waitForBody: boolean) => {
+  const send = () => {
+    if (res.headersSent || res.destroyed) return
+    res.writeHead(503, phrase(503), {
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(drainAnswer),
+      "retry-after": String(DRAIN_RETRY_AFTER_SECONDS),
+      "x-request-id": randomUUID(),
+      "cache-control": "no-store",
+      connection: "close"
+    })
+    res.end(drainAnswer)
+  }
+  // The body is read first: closing with body bytes still arriving would reset the connection under the answer.
+  if (!waitForBody || req.complete) return send()
+  req.once("end", send)
+  req.resume()
+}
+
+/** Node's server, with the requests that arrive during the drain answered here instead of by the application. */
+class EdgeServer extends Server {
+  edge: Edge | undefined
+  override emit(event: string, ...args: Array<unknown>): boolean {
+    const edge = this.edge
+    if (edge?.draining === true && (event === "request" || event === "checkContinue")) {
+      const [req, res] = args as [IncomingMessage, ServerResponse]
+      edge.refused += 1
+      edge.inFlight.add(res)
+      res.once("close", () => edge.inFlight.delete(res))
+      // With `Expect: 100-continue` the client sends no body until told to: answer at once.
+      refuse(req, res, event === "request")
+      return true
+    }
+    return super.emit(event, ...args)
+  }
 }
 
 export const makeEdge = (limits: ServerLimitsShape): Edge => {
-  const server = createServer({
+  const server = new EdgeServer({
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
     connectionsCheckingInterval: limits.timeoutCheckIntervalMs,
     maxHeaderSize: limits.maxHeaderBytes
   })
-  const edge: Edge = { server, inFlight: new Set(), draining: false }
+  const edge: Edge = { server, inFlight: new Set(), connections: new Set(), draining: false, refused: 0 }
+  server.edge = edge
   server.on("clientError", onClientError(limits))
+  server.on("connection", (socket: Socket) => {
+    edge.connections.add(socket)
+    socket.once("close", () => edge.connections.delete(socket))
+  })
   // One listener function for every response (`this` is the response): no closure and no `once`
   // wrapper per request; `close` is emitted once per response anyway.
   function settled(this: ServerResponse) {
@@ -110,17 +175,18 @@ export const makeEdge = (limits: ServerLimitsShape): Edge => {
   server.on("request", (_req: IncomingMessage, res: ServerResponse) => {
     edge.inFlight.add(res)
     res.on("close", settled)
-    // During the drain no connection is kept for a next request.
-    if (edge.draining && !res.headersSent) res.setHeader("connection", "close")
   })
   return edge
 }
 
 /**
  * The drain (a finalizer that runs before the HTTP layer's own): stop listening, wait for in-flight
- * requests up to the grace, cut what is left, close idle keep-alive connections.
+ * requests up to the grace and for idle connections up to `idleLingerMs`, then cut what is left.
+ * Closing an idle connection at once resets a request its client sent meanwhile, unanswered; kept, that
+ * request gets the drain's 503 and the connection closes after it. A client that sends nothing more
+ * delays the exit by the linger at most; the race remains only for a request that crosses the close then.
  */
-export const drain = (edge: Edge, graceMs: number) =>
+export const drain = (edge: Edge, graceMs: number, idleLingerMs: number = defaultServerLimits.idleLingerMs) =>
   Effect.gen(function*() {
     const started = Date.now()
     const pending = edge.inFlight.size
@@ -129,16 +195,19 @@ export const drain = (edge: Edge, graceMs: number) =>
       Effect.annotateLogs({ in_flight: pending, grace_ms: graceMs })
     )
     for (const res of edge.inFlight) if (!res.headersSent) res.setHeader("connection", "close")
-    if (edge.server.listening) edge.server.close()
+    // Only the listening socket: Node's `server.close()` would also close the idle connections now.
+    if (edge.server.listening) NetServer.prototype.close.call(edge.server)
+    const linger = Math.min(graceMs, idleLingerMs)
+    const done = () => edge.inFlight.size === 0 && (edge.connections.size === 0 || Date.now() - started >= linger)
     const finished = yield* Effect.callback<boolean>((resume) => {
-      if (edge.inFlight.size === 0) return resume(Effect.succeed(true))
+      if (done()) return resume(Effect.succeed(true))
       const timer = setTimeout(() => {
         clearInterval(poll)
-        resume(Effect.succeed(false))
+        resume(Effect.succeed(edge.inFlight.size === 0))
       }, graceMs)
       // A response's `close` also ends the fiber that served it; polling keeps this independent of listener order.
       const poll = setInterval(() => {
-        if (edge.inFlight.size > 0) return
+        if (!done()) return
         clearTimeout(timer)
         clearInterval(poll)
         resume(Effect.succeed(true))
@@ -151,7 +220,9 @@ export const drain = (edge: Edge, graceMs: number) =>
     const cut = edge.inFlight.size
     // Cuts the requests still running (their fibers are interrupted when the socket closes) and idle keep-alives.
     edge.server.closeAllConnections()
-    const annotations = { finished: Math.max(0, pending - cut), cut, duration_ms: Date.now() - started }
+    // Node's own close now: nothing is idle any more, and its time-out checks stop.
+    edge.server.close()
+    const annotations = { finished: Math.max(0, pending - cut), cut, refused: edge.refused, duration_ms: Date.now() - started }
     yield* (finished
       ? Effect.logInfo("shutdown: drained")
       : Effect.logWarning("shutdown: grace period over; cut the requests still running")).pipe(Effect.annotateLogs(annotations))

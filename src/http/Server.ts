@@ -89,7 +89,7 @@ export const serve = <E, R>(
       HttpServer.withLogAddress
     )
     // Built after the server is serving, so released before it: the drain runs first, bounded by the grace.
-    const drained = Layer.effectDiscard(Effect.addFinalizer(() => drain(edge, limits.shutdownGraceMs)))
+    const drained = Layer.effectDiscard(Effect.addFinalizer(() => drain(edge, limits.shutdownGraceMs, limits.idleLingerMs)))
     return drained.pipe(
       Layer.provideMerge(served),
       Layer.provide(NodeHttpServer.layer(() => edge.server, { port: options.port, host: options.host }))

@@ -10,6 +10,7 @@ import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { RateLimiter } from "effect/persistence"
 import { makeClient } from "../../src/http/client.ts"
+import { ServerLimits } from "../../src/http/NodeEdge.ts"
 import { freePort } from "../../src/layers/sql/Embedded.ts"
 import { deliveryDefaults } from "../../src/layers/config/AppConfig.ts"
 import type { AppConfigShape } from "../../src/layers/config/AppConfig.ts"
@@ -131,7 +132,10 @@ export class TestApp extends Context.Service<TestApp, {
         // The access log and start-up lines would drown the test output.
         Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn")),
         // Each app its own outage state: an outage one test leaves open is not "back" in another's log.
-        Layer.provide(Layer.succeed(DependencyHealth, makeDependencyHealth()))
+        Layer.provide(Layer.succeed(DependencyHealth, makeDependencyHealth())),
+        // No linger for the test client's idle connections at each app's stop (1 s each); the drain's own
+        // tests keep it. The other limits stay those the test provides.
+        Layer.provide(Layer.effect(ServerLimits, Effect.map(Effect.service(ServerLimits), (limits) => ({ ...limits, idleLingerMs: 0 }))))
       )
     }))
 }

@@ -21,9 +21,10 @@ import {
   JobPayloadInvalid
 } from "../../services/JobEngine.ts"
 import type { JobInfo, JobQueue, WorkOptions } from "../../services/JobEngine.ts"
+import { dependencyFailed } from "../../services/DependencyHealth.ts"
 import { jobQueueJobs, sampleOnScrape } from "../../services/Metrics.ts"
 import { tableUpkeep, upkeepSchemas } from "./JobTableUpkeep.ts"
-import { makePgBossDb } from "./PgBossDb.ts"
+import { isDatabaseUnavailable, makePgBossDb } from "./PgBossDb.ts"
 import {
   defined,
   failureOutput,
@@ -72,6 +73,20 @@ export const JobDrainTimeout = Context.Reference<Duration.Input>("gateway/JobDra
 })
 
 const engineError = (reason: JobEngineError["reason"]) => new JobEngineError({ reason })
+
+/**
+ * An `error` event of pg-boss. The database unreachable is its outage, not pg-boss's: every loop of
+ * pg-boss (workers, supervisor, heartbeat) fails each pass while it lasts (169 lines in 17 s), so it
+ * goes to the database's outage lines (one "down", a count, one "back"); anything else is logged.
+ */
+const pgBossError = (error: Error & { readonly queue?: unknown }): Effect.Effect<void> =>
+  isDatabaseUnavailable(error)
+    ? dependencyFailed("database", {
+      source: "pg-boss",
+      detail: error.message,
+      ...(typeof error.queue === "string" ? { queue: error.queue } : {})
+    })
+    : Effect.logError(`pg-boss: ${error.message}`)
 const unavailable = (operation: string, message: string) => engineError(new JobEngineUnavailable({ operation, message }))
 
 /** A pg-boss call as an Effect: its assertions are refused options, anything else an outage. */
@@ -136,7 +151,7 @@ export const makeJobEngine = (options: JobEnginePgBossOptions = {}) =>
       catch: (error) => engineError(new JobOptionsInvalid({ message: error instanceof Error ? error.message : String(error) }))
     })
     const runFork = Effect.runForkWith(engineContext)
-    boss.on("error", (error) => runFork(Effect.logError(`pg-boss: ${error.message}`)))
+    boss.on("error", (error) => runFork(pgBossError(error)))
     boss.on("warning", (warning) => runFork(Effect.logWarning(`pg-boss: ${warning.message}`)))
 
     let running = false

@@ -36,9 +36,12 @@
  * A failed pass is logged as a warning and retried at the next.
  */
 import type { Duration } from "effect"
-import { Effect, Option, Schedule } from "effect"
+import { Cause, Effect, Option, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
+import { isSqlError } from "effect/sql/SqlError"
 import type { SqlError } from "effect/sql/SqlError"
+import { dependencyFailed } from "../../services/DependencyHealth.ts"
+import { classifySqlError } from "../sql/SqlFailure.ts"
 
 export interface UpkeepAction {
   /** The table, quoted (schema.table). */
@@ -107,14 +110,20 @@ export const upkeepSchemas = (jobSchema: string): Effect.Effect<ReadonlyArray<st
 
 /**
  * Passes over the tables of `schemas` (resolved at each pass) every `every`, for as long as the
- * caller's scope; a failed pass is logged and retried next time.
+ * caller's scope; a failed pass is logged and retried next time (the database unreachable: counted
+ * in its outage lines instead, services/DependencyHealth.ts).
  */
 export const tableUpkeep = (
   schemas: Effect.Effect<ReadonlyArray<string>, SqlError, SqlClient.SqlClient>,
   every: Duration.Input
 ) =>
   Effect.flatMap(schemas, upkeepPass).pipe(
-    Effect.catchCause((cause) => Effect.logWarning("vacuum/analyze of the gateway's and the job engine's tables failed; retrying at the next upkeep", cause)),
+    Effect.catchCause((cause) => {
+      const error = Option.getOrUndefined(Cause.findErrorOption(cause))
+      return isSqlError(error) && classifySqlError(error) === "unavailable"
+        ? dependencyFailed("database", { source: "table upkeep", detail: error.message })
+        : Effect.logWarning("vacuum/analyze of the gateway's and the job engine's tables failed; retrying at the next upkeep", cause)
+    }),
     Effect.repeat(Schedule.spaced(every)),
     Effect.interruptible,
     Effect.forkScoped

@@ -18,6 +18,8 @@ import { SqlClient } from "effect/sql"
 import { isSqlError } from "effect/sql/SqlError"
 import type { SqlError } from "effect/sql/SqlError"
 import type { Db } from "pg-boss"
+import { dependencySucceeded } from "../../services/DependencyHealth.ts"
+import { classifySqlError } from "../sql/SqlFailure.ts"
 import { planScript } from "./SqlScript.ts"
 
 // --- parameters, as node-postgres prepares them (pg/lib/utils.js prepareValue) ---------------------
@@ -80,13 +82,33 @@ const toNodePgRows = (rows: ReadonlyArray<unknown>): Array<any> =>
 
 // --- running ------------------------------------------------------------------------------------
 
+/**
+ * On an error this adapter throws: the database could not serve (layers/sql/SqlFailure.ts's policy:
+ * connection lost or refused, shutting down, …). A symbol, enumerable, so it survives the copies
+ * pg-boss emits (`{ ...error, queue, worker }`) and appears in no log or JSON.
+ */
+const DATABASE_UNAVAILABLE: unique symbol = Symbol.for("gateway/DatabaseUnavailable")
+
+/** Whether `error` (thrown by this adapter, or emitted by pg-boss from one) says the database could not serve. */
+export const isDatabaseUnavailable = (error: unknown): boolean =>
+  typeof error === "object" && error !== null && (error as { readonly [DATABASE_UNAVAILABLE]?: unknown })[DATABASE_UNAVAILABLE] === true
+
+const markUnavailable = (error: Error): Error => {
+  try {
+    Object.defineProperty(error, DATABASE_UNAVAILABLE, { value: true, enumerable: true })
+  } catch {
+    // A frozen error stays unmarked: pg-boss's event about it is then logged, not folded.
+  }
+  return error
+}
+
 /** An error pg-boss can read: the server's fields (`code`, `constraint`, `detail`) on an Error. */
 const toNodePgError = (cause: Cause.Cause<SqlError>): Error => {
   const error = Cause.squash(cause)
   if (isSqlError(error)) {
     const server = error.reason.cause
-    if (server instanceof Error) return server
-    return new Error(error.message, { cause: error })
+    const thrown = server instanceof Error ? server : new Error(error.message, { cause: error })
+    return classifySqlError(error) === "unavailable" ? markUnavailable(thrown) : thrown
   }
   if (error instanceof Error) return error
   return new Error(Cause.hasInterruptsOnly(cause) ? "pg-boss statement interrupted" : String(error))
@@ -141,6 +163,8 @@ export const makePgBossDb = (
   return {
     executeSql: (text, values) =>
       run(Effect.flatMap(SqlClient.SqlClient, (sql) => runPgBossSql(sql, text, values)).pipe(
+        // The engine reaching the database ends an outage of it (the "back" line), in a worker too.
+        Effect.tap(() => dependencySucceeded("database")),
         Effect.withTracerEnabled(traced)
       )).then((exit) => {
         if (Exit.isSuccess(exit)) return exit.value
