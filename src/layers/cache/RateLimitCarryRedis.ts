@@ -26,7 +26,6 @@ local next = count
 local nextpttl = ttl
 if current then
   local pttl = tonumber(redis.call("PTTL", key))
-  if pttl < 0 then pttl = 0 end
   next = math.max(current + pending, count)
   nextpttl = math.max(pttl + refill * pending, ttl)
 end
