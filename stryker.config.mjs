@@ -41,6 +41,11 @@ export const targets = {
   "src/services/delivery/Item.ts": ["test/delivery/Text.test.ts", "test/delivery/ItemMutation.test.ts", "test/delivery/Select.test.ts", "test/delivery/Render.test.ts", "test/delivery/Filters.test.ts"],
   "src/services/DeliveryPost.ts": ["test/delivery/DeliveryPostMutation.test.ts", "test/delivery/DeliverySteps.test.ts", "test/delivery/DeliveryWorkers.test.ts", "test/delivery/WebhookRefusals.test.ts"],
   // When sources are polled: a first poll once, a refresh always, the keyed "now" poll and its re-read.
+  // The gateway's own limits through an outage of the shared counters (#30): this instance's counters and
+  // their carry, countRequest's paths through them, and the Redis carry script (needs TEST_REDIS_URL).
+  "src/http/RateLimitFallback.ts": ["test/api/RateLimitFallback.test.ts", "test/api/RateLimitOutageCounts.test.ts"],
+  "src/http/RateLimit.ts": ["test/api/RateLimitOutageCounts.test.ts", "test/api/RateLimit.test.ts"],
+  "src/layers/cache/RateLimitCarryRedis.ts": ["test/api/RateLimitCarryRedis.test.ts"],
   "src/services/DeliveryScheduling.ts": ["test/delivery/SchedulingMutation.test.ts", "test/delivery/StartAfterOutage.test.ts", "test/delivery/PollNow.test.ts", "test/delivery/PollNowRace.test.ts", "test/delivery/PollSlot.test.ts", "test/delivery/DeliverySteps.test.ts", "test/delivery/DeliveryWorkers.test.ts"]
 }
 

@@ -1,8 +1,10 @@
 /**
  * Counting a request against a limit of decisions.md, with the IETF RateLimit fields on the answer.
  * The counter store is Effect's RateLimiter (memory, or Redis shared by every instance). When the
- * shared store is unreachable this instance counts alone, in memory (limits hold per instance; an
- * outage of the counters neither takes the API down nor admits everything: README "Rate limits").
+ * shared store is unreachable this instance counts alone, in memory, on from the count the store
+ * last gave it, and carries those counts back before the store counts again (http/RateLimitFallback.ts:
+ * an outage of the counters neither takes the API down nor admits everything, nor restarts a
+ * window: README "Rate limits").
  * The outage is logged once when it starts and once when it ends (services/DependencyHealth.ts),
  * not once per request.
  */
