@@ -207,6 +207,19 @@ describe("the keys kept", () => {
     assert.isFalse(fallback.consume("api:new3", 3, 1_000, 100).admitted)
   })
 
+  it("a key whose window begins again is the newest: the last to go", () => {
+    const fallback = makeFallback(recording().store, 4)
+    fallback.observe("api:a", 3, 100, 0)
+    fallback.observe("api:b", 3, 10_000, 0)
+    fallback.observe("api:c", 3, 10_000, 0)
+    assert.isTrue(fallback.consume("api:a", 3, 1_000, 100).admitted)
+    fallback.observe("api:d", 3, 10_000, 100)
+    fallback.observe("api:e", 3, 10_000, 100)
+    assert.strictEqual(fallback.size(), 4)
+    assert.deepStrictEqual(fallback.consume("api:a", 3, 1_000, 100), { admitted: true, count: 2, ttlMillis: 2_000 })
+    assert.isTrue(fallback.consume("api:b", 3, 1_000, 100).admitted, "b, now the oldest, went")
+  })
+
   it.effect("a key that goes takes its counts to carry with it", () =>
     Effect.gen(function*() {
       const { carried, store } = recording()
