@@ -40,8 +40,10 @@ interface Fixed {
 const fixedByPolicy = new WeakMap<Policy, Fixed>()
 const fixedOf = (policy: Policy): Fixed => {
   let fixed = fixedByPolicy.get(policy)
+  // Stryker disable next-line ConditionalExpression: equivalent, a memo (made again, the same values)
   if (fixed === undefined) {
     fixed = { header: `"${policy.name}";q=${policy.limit};w=${policy.windowSeconds}`, window: Duration.seconds(policy.windowSeconds), refillMillis: policy.windowSeconds * 1000 / policy.limit }
+    // Stryker disable next-line CallExpression: equivalent, a memo (made again, the same values)
     fixedByPolicy.set(policy, fixed)
   }
   return fixed

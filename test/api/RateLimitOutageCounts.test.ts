@@ -4,12 +4,14 @@
  * carry into it. The answers' statuses and RateLimit fields, and the outage's log lines.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Duration, Effect, Layer } from "effect"
+import { Context, Duration, Effect, Layer, Metric } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { RateLimiter } from "effect/persistence"
 import { TestClock } from "effect/testing"
 import { countRequest, makeFallbackLimiter } from "../../src/http/RateLimit.ts"
 import type { Policy } from "../../src/http/RateLimit.ts"
+import type { TooManyRequests } from "../../src/domain/Errors.ts"
+import { rateLimitRejections } from "../../src/services/Metrics.ts"
 import { DependencyHealth, makeDependencyHealth } from "../../src/services/DependencyHealth.ts"
 import { RateLimitCarry, RateLimitCarryError } from "../../src/services/RateLimitCarry.ts"
 import { CapturedLogs, logged } from "../utils/CapturedLogs.ts"
@@ -20,6 +22,8 @@ const policy: Policy = { name: "api", limit: 4, windowSeconds: 60 }
 const sharedStore = Effect.gen(function*() {
   const inner = Context.get(yield* Layer.build(RateLimiter.layerStoreMemory), RateLimiter.RateLimiterStore)
   const state = { down: false }
+  /** The problems of every 429 answered. */
+  const refusals: Array<TooManyRequests["problems"]> = []
   const refused = new RateLimiter.RateLimiterError({ reason: new RateLimiter.RateLimitStoreError({ message: "connection refused" }) })
   const store = RateLimiter.RateLimiterStore.of({ ...inner, fixedWindow: (o) => state.down ? Effect.fail(refused) : inner.fixedWindow(o) })
   /** An instance: its limiter on the shared store, and its fallback carrying into it. */
@@ -38,16 +42,20 @@ const sharedStore = Effect.gen(function*() {
         let response: HttpServerResponse.HttpServerResponse | undefined
         const app = countRequest(limiter, policy, user, fallback).pipe(
           Effect.as(HttpServerResponse.empty({ status: 200 })),
-          Effect.catchTag("TooManyRequests", () => Effect.succeed(HttpServerResponse.empty({ status: 429 })))
+          Effect.catchTag("TooManyRequests", (e) => {
+            refusals.push(e.problems)
+            return Effect.succeed(HttpServerResponse.empty({ status: 429 }))
+          })
         )
         yield* HttpEffect.toHandled(app, (_req, res) => Effect.sync(() => void (response = res))).pipe(
           Effect.provideService(HttpServerRequest.HttpServerRequest, HttpServerRequest.fromWeb(new Request("http://gateway/api/v1/user")))
         )
         const h = response!.headers
+        assert.strictEqual(h["ratelimit-policy"], '"api";q=4;w=60')
         return [response!.status, h["ratelimit"], h["retry-after"]].filter((v) => v !== undefined).join(" ")
       })
   })
-  return { instance, state }
+  return { instance, refusals, state }
 })
 
 const isolated = <A, E, R>(self: Effect.Effect<A, E, R>) =>
@@ -96,8 +104,10 @@ describe("one instance", () => {
 
   it.effect("a refused window kept from the store: refused in memory until it ends, then a new one", () =>
     Effect.gen(function*() {
-      const { instance, state } = yield* sharedStore
+      const { instance, refusals, state } = yield* sharedStore
       const request = yield* instance
+      const rejected = Effect.map(Metric.value(Metric.withAttributes(rateLimitRejections, { limit: "api" })), (s) => Number(s.count))
+      const rejectedBefore = yield* rejected
       yield* repeat(4, request("alice"))
       yield* TestClock.adjust("500 millis")
       assert.deepStrictEqual(yield* request("alice"), '429 "api";r=0;t=60 60')
@@ -109,10 +119,29 @@ describe("one instance", () => {
       assert.deepStrictEqual(yield* request("alice"), '429 "api";r=0;t=1 1')
       yield* TestClock.adjust("1 millis")
       assert.deepStrictEqual(yield* request("alice"), '200 "api";r=3;t=15')
+      // Refused by the store and in memory alike: the same problem, counted in the same metric.
+      assert.deepStrictEqual(refusals, [60, 2, 1].map((s) => [{
+        message: `Rate limit of 4 requests per 60 s exceeded; retry after ${s} s.`,
+        additionalProperties: { retry_after: s }
+      }]))
+      assert.strictEqual((yield* rejected) - rejectedBefore, 3)
     }).pipe(isolated))
 })
 
 describe("two instances on one store", () => {
+  it.effect("a refusal of the store is kept too: the window others filled stays full here during the outage", () =>
+    Effect.gen(function*() {
+      const { instance, state } = yield* sharedStore
+      const a = yield* instance
+      const b = yield* instance
+      assert.deepStrictEqual(yield* a("alice"), '200 "api";r=3;t=15')
+      yield* repeat(3, b("alice"))
+      // A last saw 1, then the store refused it: full.
+      assert.deepStrictEqual(yield* a("alice"), '429 "api";r=0;t=60 60')
+      state.down = true
+      assert.deepStrictEqual(yield* a("alice"), '429 "api";r=0;t=60 60')
+    }).pipe(isolated))
+
   it.effect("each counts on from the count it last saw: at most 2 × the limit minus those, and the store refuses after", () =>
     Effect.gen(function*() {
       const { instance, state } = yield* sharedStore
