@@ -107,12 +107,16 @@ export const makeFallback = (store: RateLimitCarryShape, maxKeys: number = MAX_K
       if (entry.expiresAt <= now) waiting.delete(key)
       else batch.push([entry, { key, pending: entry.pending, count: entry.count, ttlMillis: entry.expiresAt - now, refillMillis: entry.refillMillis }])
     }
-    return Effect.forEach(batch, ([entry, counted]) =>
-      Effect.map(store.carry(counted), () => {
-        entry.pending -= counted.pending
-        if (entry.pending === 0 && waiting.get(counted.key) === entry) waiting.delete(counted.key)
-        // Stryker disable next-line BooleanLiteral: equivalent, no caller reads the results (all undefined) it would collect
-      }), { concurrency: CARRY_CONCURRENCY, discard: true })
+    return Effect.forEach(
+      batch,
+      ([entry, counted]) =>
+        Effect.map(store.carry(counted), () => {
+          entry.pending -= counted.pending
+          if (entry.pending === 0 && waiting.get(counted.key) === entry) waiting.delete(counted.key)
+        }),
+      // Stryker disable next-line BooleanLiteral: equivalent, no caller reads the results (all undefined) it would collect
+      { concurrency: CARRY_CONCURRENCY, discard: true }
+    )
   })
 
   const carryPending = Effect.suspend(() => {
