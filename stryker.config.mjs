@@ -43,6 +43,11 @@ export const targets = {
   // An unanswered send looked for in its channel (#30 item 5).
   "src/services/DeliveryReconcile.ts": ["test/delivery/DeliveryReconcileMutation.test.ts", "test/delivery/UncertainSend.test.ts", "test/delivery/DeliverySteps.test.ts"],
   // When sources are polled: a first poll once, a refresh always, the keyed "now" poll and its re-read.
+  // The gateway's own limits through an outage of the shared counters (#30): this instance's counters and
+  // their carry, countRequest's paths through them, and the Redis carry script (needs TEST_REDIS_URL).
+  "src/http/RateLimitFallback.ts": ["test/api/RateLimitFallback.test.ts", "test/api/RateLimitOutageCounts.test.ts"],
+  "src/http/RateLimit.ts": ["test/api/RateLimitOutageCounts.test.ts", "test/api/RateLimit.test.ts"],
+  "src/layers/cache/RateLimitCarryRedis.ts": ["test/api/RateLimitCarryRedis.test.ts"],
   "src/services/DeliveryScheduling.ts": ["test/delivery/SchedulingMutation.test.ts", "test/delivery/StartAfterOutage.test.ts", "test/delivery/PollNow.test.ts", "test/delivery/PollNowRace.test.ts", "test/delivery/PollSlot.test.ts", "test/delivery/DeliverySteps.test.ts", "test/delivery/DeliveryWorkers.test.ts"]
 }
 

@@ -49,6 +49,7 @@ import { FormsRepoSql } from "./sql/FormsRepoSql.ts"
 import { PlatformSession } from "../services/PlatformSession.ts"
 import { ReadinessSql } from "./sql/ReadinessSql.ts"
 import { TokenStoreCached } from "./cache/TokenStoreCached.ts"
+import { RateLimitCarryRedis } from "./cache/RateLimitCarryRedis.ts"
 import { RedisClientLive } from "./cache/RedisClient.ts"
 import { TokenStoreSql } from "./sql/TokenStoreSql.ts"
 import { TokenStoreListener } from "./sql/TokenStoreListener.ts"
@@ -83,13 +84,14 @@ const counters = (config: AppConfigShape) =>
       chat: ChatPlatformDiscord.layer(platformOptions(config))
     }
     : (() => {
-      const store = RateLimiter.layerStoreRedis({ prefix: `${config.redisKeyPrefix}ratelimit:` }).pipe(
-        // Fails fast while Redis is away (the limiter then counts in memory, http/RateLimit.ts), reconnects
-        // however the connection ended, and its own error lines count towards one outage (cache/RedisClient.ts).
-        Layer.provide(RedisClientLive(config.redisUrl))
-      )
+      const prefix = `${config.redisKeyPrefix}ratelimit:`
+      // Fails fast while Redis is away (the limiter then counts in memory, http/RateLimit.ts), reconnects
+      // however the connection ended, and its own error lines count towards one outage (cache/RedisClient.ts).
+      const redis = RedisClientLive(config.redisUrl)
+      const store = RateLimiter.layerStoreRedis({ prefix }).pipe(Layer.provide(redis))
       return {
-        limiter: RateLimiter.layer.pipe(Layer.provide(store)),
+        // What an instance counted in memory during an outage goes into Redis when it is back.
+        limiter: Layer.merge(RateLimiter.layer.pipe(Layer.provide(store)), RateLimitCarryRedis(prefix).pipe(Layer.provide(redis))),
         chat: ChatPlatformDiscord.layerWithStore(platformOptions(config)).pipe(Layer.provide(store))
       }
     })()
