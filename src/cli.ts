@@ -2,7 +2,7 @@
  * Operator commands: `npm run cli -- bots add --token … | bots list | bots remove <id>`,
  * `taskboard pair <serverId> --team … --key … --token … | unpair <serverId>`, `keys reencrypt`.
  * `--help` on any command shows its arguments and flags. A running gateway sees bot changes within
- * 5 s (the registry's TTL, layers/sql/BotsSql.ts) and pairing changes at its next request.
+ * 5 s (the registry's TTL, layers/platform/BotsSql.ts) and pairing changes at its next request.
  * An operator's mistake is one line on stderr, never a stack: exit 1 for a refusal (unknown id, a
  * token the platform refuses, the database or the platform unreachable), 2 for the configuration or
  * the command line. `LOG_LEVEL=Debug` adds the full cause.
@@ -15,18 +15,18 @@ import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { loadConfig } from "./layers/config/AppConfig.ts"
 import type { AppConfigShape } from "./layers/config/AppConfig.ts"
-import { BotsSql } from "./layers/sql/BotsSql.ts"
-import { DatabaseLive } from "./layers/sql/Database.ts"
-import { TaskboardPairingsSql } from "./layers/sql/TaskboardPairingsSql.ts"
-import { ChatPlatformDiscord } from "./layers/discord/ChatPlatformDiscord.ts"
+import { BotsSql } from "./layers/platform/BotsSql.ts"
+import { DatabaseLive } from "./layers/infra/Database.ts"
+import { TaskboardPairingsSql } from "./layers/taskboard/TaskboardPairingsSql.ts"
+import { ChatPlatformDiscord } from "./layers/platform/discord/ChatPlatformDiscord.ts"
 import { SandboxMode } from "./sandbox/SandboxMode.ts"
-import { Bots } from "./services/Bots.ts"
-import { ChatPlatform } from "./services/ChatPlatform.ts"
-import { Cipher, parseKeyring } from "./services/Cipher.ts"
-import { reencryptAll } from "./layers/sql/Reencrypt.ts"
-import { TaskboardPairings } from "./services/TaskboardPairings.ts"
+import { Bots } from "./services/platform/Bots.ts"
+import { ChatPlatform } from "./services/platform/ChatPlatform.ts"
+import { Cipher, parseKeyring } from "./services/infra/Cipher.ts"
+import { reencryptAll } from "./layers/infra/Reencrypt.ts"
+import { TaskboardPairings } from "./services/taskboard/TaskboardPairings.ts"
 
-import { VERSION } from "./domain/Version.ts"
+import { VERSION } from "./domain/infra/Version.ts"
 
 /** A refusal the operator can act on: printed as one line, exit 1 (2 for configuration). */
 class OperatorError extends Error {

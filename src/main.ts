@@ -5,15 +5,15 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { AppLive } from "./layers/App.ts"
 import { JobDrainTimeout } from "./layers/jobs/JobEnginePgBoss.ts"
-import { MemoryReducerNudge } from "./layers/runtime/MemoryReducerNudge.ts"
+import { MemoryReducerNudge } from "./layers/infra/MemoryReducerNudge.ts"
 import { ConfigInvalid, configInvalid, loadConfig, parseLogLevel } from "./layers/config/AppConfig.ts"
 import { readFeedsEnv } from "./layers/config/FeedsConfigEnv.ts"
 import { readFormsEnv } from "./layers/config/FormsConfigEnv.ts"
 import { checkPort, describeStartupFailure } from "./layers/config/StartupErrors.ts"
-import { defaultServerLimits, ServerLimits } from "./http/NodeEdge.ts"
+import { defaultServerLimits, ServerLimits } from "./http/server/NodeEdge.ts"
 import type { AppConfigShape } from "./layers/config/AppConfig.ts"
-import { generateKey, parseKeyring } from "./services/Cipher.ts"
-import type { Keyring } from "./services/Cipher.ts"
+import { generateKey, parseKeyring } from "./services/infra/Cipher.ts"
+import type { Keyring } from "./services/infra/Cipher.ts"
 
 /** In sandbox mode without TOKEN_ENCRYPTION_KEY, a key is generated once into the data folder. */
 const sandboxKeyring = (config: AppConfigShape) =>
@@ -29,7 +29,7 @@ const sandboxKeyring = (config: AppConfigShape) =>
 
 /**
  * SHUTDOWN_GRACE_MS (default 10000): after SIGTERM/SIGINT, how long in-flight requests may finish
- * before they are cut (http/NodeEdge.ts drains), and the job workers' jobs in hand before they are
+ * before they are cut (http/server/NodeEdge.ts drains), and the job workers' jobs in hand before they are
  * failed, to be retried (layers/jobs/JobEnginePgBoss.ts); the process then exits 0.
  */
 const loadShutdownGrace = Effect.suspend(() => {
@@ -89,7 +89,7 @@ const program = Effect.gen(function*() {
       : `ROLE=${config.role}: public URL ${config.publicUrl}; interactive docs at ${config.publicUrl}/docs`
   )
   exitAfterGrace(shutdownGraceMs)
-  // Node 24: lets V8 give memory back once the process is quiet (layers/runtime/MemoryReducerNudge.ts).
+  // Node 24: lets V8 give memory back once the process is quiet (layers/infra/MemoryReducerNudge.ts).
   return yield* Layer.launch(Layer.merge(AppLive(config, keyring), MemoryReducerNudge())).pipe(
     Effect.provideService(ServerLimits, { ...defaultServerLimits, shutdownGraceMs }),
     // The jobs in hand get the same grace as the requests (both drains run at once).

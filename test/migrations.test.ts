@@ -4,7 +4,7 @@ import { SqlClient } from "effect/sql"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { DatabaseLive } from "../src/layers/sql/Database.ts"
+import { DatabaseLive } from "../src/layers/infra/Database.ts"
 import { runMigrations } from "../src/layers/migrations/Migrations.ts"
 import { dbKinds, testDb } from "./utils/Db.ts"
 

@@ -10,57 +10,57 @@ import { FetchHttpClient, HttpMiddleware, HttpRouter } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { RateLimiter } from "effect/persistence"
 import type { SqlClient } from "effect/sql"
-import { WorkerApi } from "../http/Api.ts"
-import { AuthorizationLive } from "../http/AuthorizationLive.ts"
-import { AuthRateLimitLive } from "../http/AuthRateLimit.ts"
-import { GlobalMiddleware, SchemaErrorsLive } from "../http/Envelope.ts"
-import { AuthHandlers } from "../http/handlers/Auth.ts"
-import { FeedHandlers } from "../http/handlers/Feeds.ts"
-import { FormsHandlers } from "../http/handlers/Forms.ts"
-import { GeneralHandlers } from "../http/handlers/General.ts"
-import { OpsHandlers } from "../http/handlers/Ops.ts"
-import { AssetRoutes, DocsRoutes, serve } from "../http/Server.ts"
-import { PanelRoutes } from "../http/PanelPage.ts"
-import { documentedApi } from "../http/OpenApiDocument.ts"
-import { MetricsRoute } from "../http/Metrics.ts"
-import { Tracing } from "./observability/Tracing.ts"
-import { DatabaseMetrics } from "./observability/DatabaseMetrics.ts"
+import { WorkerApi } from "../http/contract/Api.ts"
+import { AuthorizationLive } from "../http/edge/AuthorizationLive.ts"
+import { AuthRateLimitLive } from "../http/edge/AuthRateLimit.ts"
+import { GlobalMiddleware, SchemaErrorsLive } from "../http/edge/Envelope.ts"
+import { AuthHandlers } from "../http/auth/AuthHandlers.ts"
+import { FeedHandlers } from "../http/feeds/FeedsHandlers.ts"
+import { FormsHandlers } from "../http/forms/FormsHandlers.ts"
+import { GeneralHandlers } from "../http/platform/GeneralHandlers.ts"
+import { OpsHandlers } from "../http/infra/OpsHandlers.ts"
+import { AssetRoutes, DocsRoutes, serve } from "../http/server/Server.ts"
+import { PanelRoutes } from "../http/server/PanelPage.ts"
+import { documentedApi } from "../http/contract/OpenApiDocument.ts"
+import { MetricsRoute } from "../http/infra/MetricsRoute.ts"
+import { Tracing } from "./infra/Tracing.ts"
+import { DatabaseMetrics } from "./infra/DatabaseMetrics.ts"
 import { SandboxMode } from "../sandbox/SandboxMode.ts"
-import { AuditLogSql } from "./sql/AuditLogSql.ts"
-import { BotsSql } from "./sql/BotsSql.ts"
-import { TaskboardPairingsSql } from "./sql/TaskboardPairingsSql.ts"
-import { AuditRetention } from "./sql/AuditRetention.ts"
-import { Auth } from "../services/Auth.ts"
-import { Cipher } from "../services/Cipher.ts"
-import type { Keyring } from "../services/Cipher.ts"
-import { DirectoryLive } from "../services/DirectoryLive.ts"
-import { FeedDeliveryLive } from "../services/FeedDeliveryLive.ts"
-import { FeedInsightLive } from "../services/FeedInsightLive.ts"
-import { FeedInsightStoreSql } from "./sql/FeedInsightStoreSql.ts"
-import { DisableNotices } from "../services/DisableNotices.ts"
-import { DisableNoticesSql } from "./sql/DisableNoticesSql.ts"
-import { DisableNoticesWorker, noticeSweepEvery } from "./jobs/DisableNoticesWorker.ts"
-import { Feeds } from "../services/Feeds.ts"
-import { FeedsRepoSql } from "./sql/FeedsRepoSql.ts"
-import { Forms } from "../services/Forms.ts"
-import { FormsRepoSql } from "./sql/FormsRepoSql.ts"
-import { PlatformSession } from "../services/PlatformSession.ts"
-import { ReadinessSql } from "./sql/ReadinessSql.ts"
-import { TokenStoreCached } from "./cache/TokenStoreCached.ts"
-import { RedisClientLive } from "./cache/RedisClient.ts"
-import { TokenStoreSql } from "./sql/TokenStoreSql.ts"
-import { TokenStoreListener } from "./sql/TokenStoreListener.ts"
+import { AuditLogSql } from "./audit/AuditLogSql.ts"
+import { BotsSql } from "./platform/BotsSql.ts"
+import { TaskboardPairingsSql } from "./taskboard/TaskboardPairingsSql.ts"
+import { AuditRetention } from "./audit/AuditRetention.ts"
+import { Auth } from "../services/auth/Auth.ts"
+import { Cipher } from "../services/infra/Cipher.ts"
+import type { Keyring } from "../services/infra/Cipher.ts"
+import { DirectoryLive } from "../services/platform/DirectoryLive.ts"
+import { FeedDeliveryLive } from "../services/delivery/FeedDeliveryLive.ts"
+import { FeedInsightLive } from "../services/insight/FeedInsightLive.ts"
+import { FeedInsightStoreSql } from "./insight/FeedInsightStoreSql.ts"
+import { DisableNotices } from "../services/delivery/DisableNotices.ts"
+import { DisableNoticesSql } from "./delivery/DisableNoticesSql.ts"
+import { DisableNoticesWorker, noticeSweepEvery } from "./delivery/DisableNoticesWorker.ts"
+import { Feeds } from "../services/feeds/Feeds.ts"
+import { FeedsRepoSql } from "./feeds/FeedsRepoSql.ts"
+import { Forms } from "../services/forms/Forms.ts"
+import { FormsRepoSql } from "./forms/FormsRepoSql.ts"
+import { PlatformSession } from "../services/platform/PlatformSession.ts"
+import { ReadinessSql } from "./infra/ReadinessSql.ts"
+import { TokenStoreCached } from "./auth/TokenStoreCached.ts"
+import { RedisClientLive } from "./infra/RedisClient.ts"
+import { TokenStoreSql } from "./auth/TokenStoreSql.ts"
+import { TokenStoreListener } from "./auth/TokenStoreListener.ts"
 import { AppConfig } from "./config/AppConfig.ts"
 import type { AppConfigShape } from "./config/AppConfig.ts"
 import { deliverySettings, pollerOptions, SettingsLive } from "./config/Settings.ts"
 import { JobEnginePgBoss } from "./jobs/JobEnginePgBoss.ts"
 import type { JobEnginePgBossOptions } from "./jobs/JobEnginePgBoss.ts"
-import { ReadinessWithJobs } from "./jobs/ReadinessJobs.ts"
+import { ReadinessWithJobs } from "./infra/ReadinessJobs.ts"
 import { SourcePollerHttp } from "./sources/poll/SourcePollerHttp.ts"
-import { DeliveryLive, DeliveryWorkerLive } from "./jobs/DeliveryJobs.ts"
-import { DatabaseLive } from "./sql/Database.ts"
+import { DeliveryEngineLive, DeliveryWorkerLive } from "./delivery/DeliveryJobs.ts"
+import { DatabaseLive } from "./infra/Database.ts"
 import { pushLayers, PushRoutes, PushWorker } from "./push/PushLive.ts"
-import { ChatPlatformDiscord } from "./discord/ChatPlatformDiscord.ts"
+import { ChatPlatformDiscord } from "./platform/discord/ChatPlatformDiscord.ts"
 
 // Every module request needs the signed-in user (the audit actor): one GET /users/@me per user per
 // 10 s instead of one per request (which would also exceed the platform's 50 requests/s per token).
@@ -82,7 +82,7 @@ const counters = (config: AppConfigShape) =>
     }
     : (() => {
       const store = RateLimiter.layerStoreRedis({ prefix: `${config.redisKeyPrefix}ratelimit:` }).pipe(
-        // Fails fast while Redis is away (the limiter then counts in memory, http/RateLimit.ts), reconnects
+        // Fails fast while Redis is away (the limiter then counts in memory, http/edge/RateLimit.ts), reconnects
         // however the connection ended, and its own error lines count towards one outage (cache/RedisClient.ts).
         Layer.provide(RedisClientLive(config.redisUrl))
       )
@@ -147,7 +147,7 @@ export const liveCapabilities = (
   )
   // Delivery's store, scheduling and jobs, in every role: the API sends a new feed's first poll,
   // the workers (makeApp) run the jobs. FeedDelivery is what the feeds service sees of it.
-  const delivery = DeliveryLive.pipe(Layer.provide([sql, jobs, http, deliverySettings(config), pushBackstop.pipe(Layer.provide(sql))]))
+  const delivery = DeliveryEngineLive.pipe(Layer.provide([sql, jobs, http, deliverySettings(config), pushBackstop.pipe(Layer.provide(sql))]))
   // The push callbacks' and sweep's service (present when push is on; HookRoutes and PushWorker are mounted only then).
   const push = pushService.pipe(Layer.provide([sql, delivery, jobs, deliverySettings(config), FetchHttpClient.layer]))
   const feedDelivery = FeedDeliveryLive.pipe(Layer.provide(delivery))
@@ -170,7 +170,7 @@ export const services = Layer.mergeAll(DirectoryLive, Forms.layer, Feeds.layer, 
 
 /** The routes of the gateway (and of the sandbox when it is on). */
 export const routes = (config: AppConfigShape) => {
-  // The contract plus the server's URL, version and shared answers (http/OpenApiDocument.ts).
+  // The contract plus the server's URL, version and shared answers (http/contract/OpenApiDocument.ts).
   const documented = documentedApi(config.publicUrl)
   const api = HttpApiBuilder.layer(documented, { openapiPath: "/openapi.json" }).pipe(
     Layer.provide([AuthHandlers, GeneralHandlers, FormsHandlers, FeedHandlers, OpsHandlers]),

@@ -5,7 +5,7 @@
  */
 import { assert } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import type { FeedModuleName } from "../../src/domain/Platform.ts"
+import type { FeedModuleName } from "../../src/domain/platform/Platform.ts"
 import { CHANNEL_INDEX, channelId } from "../../src/sandbox/Seed.ts"
 import { SOURCES_LISTING } from "../../src/sandbox/sources/Seed.ts"
 import { dbKinds } from "../utils/Db.ts"

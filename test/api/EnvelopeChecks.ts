@@ -4,7 +4,7 @@
  */
 import { assert } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { Envelope, reasonPhrase } from "../../src/domain/Errors.ts"
+import { Envelope, reasonPhrase } from "../../src/domain/infra/Errors.ts"
 import { BOT1_ID, S1_ID } from "../../src/sandbox/Seed.ts"
 import { text } from "./Contract.ts"
 

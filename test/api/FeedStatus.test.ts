@@ -8,7 +8,7 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { FeedStatus } from "../../src/domain/FeedStatus.ts"
+import { FeedStatus } from "../../src/domain/feeds/FeedStatus.ts"
 import { deliveryDefaults } from "../../src/layers/config/AppConfig.ts"
 import { ALICE_ID, BOB_ID, BOT1_ID, BOT2_ID, S1_ID, S2_ID } from "../../src/sandbox/Seed.ts"
 import { CapturedLogs, logged } from "../utils/CapturedLogs.ts"

@@ -11,7 +11,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { Agent } from "node:http"
-import type { FeedModuleName } from "../../src/domain/Platform.ts"
+import type { FeedModuleName } from "../../src/domain/platform/Platform.ts"
 import { ALICE_ID, BOB_ID, BOT1_ID, S1_ID } from "../../src/sandbox/Seed.ts"
 import { GAMES, MICROBLOG_USERS, PHOTO_USERS, STREAMING_USERS, VIDEO_CHANNELS } from "../../src/sandbox/sources/Seed.ts"
 import { CLIENT_REDIRECT, raw, signIn, TestApp, tokenOf, UA } from "../utils/TestApp.ts"
@@ -187,7 +187,7 @@ layer(CapturedApp(logs, { role: "api" }), { excludeTestServices: true, timeout: 
         for (const v of variants) yield* run(op, v)
       }
 
-      // The log: a defect shows as "unhandled failure" (http/Envelope.ts fromCause).
+      // The log: a defect shows as "unhandled failure" (http/edge/Envelope.ts fromCause).
       for (const line of logs) {
         if (!line.includes("unhandled failure")) continue
         const parsed = JSON.parse(line) as { annotations?: Record<string, unknown> }
@@ -202,7 +202,7 @@ layer(CapturedApp(logs, { role: "api" }), { excludeTestServices: true, timeout: 
       for (const [name, count] of perOperation) assert.isAtLeast(count, 15, name)
     }), 60_000)
 
-  // Found by the fuzz: the U+0000 scan of a body (http/NullCharacter.ts) recursed once per level, and
+  // Found by the fuzz: the U+0000 scan of a body (http/edge/NullCharacter.ts) recursed once per level, and
   // a body nested 5000 deep overflowed the stack: a 500 instead of the 400 at the field.
   it.effect("U+0000 at the bottom of a body nested 5000 deep: 400 at its path", () =>
     Effect.gen(function*() {

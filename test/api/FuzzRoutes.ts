@@ -6,7 +6,7 @@
  */
 import { Schema } from "effect"
 import { Agent, request } from "node:http"
-import { Envelope, reasonPhrase } from "../../src/domain/Errors.ts"
+import { Envelope, reasonPhrase } from "../../src/domain/infra/Errors.ts"
 import type { Variant } from "./FuzzVariants.ts"
 
 export type Json = any

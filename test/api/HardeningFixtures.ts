@@ -3,12 +3,12 @@
  * exact envelope decoder, and the gateway on PGlite with every log line captured.
  */
 import { Effect, Layer, Logger, References, Schema } from "effect"
-import { Envelope } from "../../src/domain/Errors.ts"
+import { Envelope } from "../../src/domain/infra/Errors.ts"
 import { liveCapabilities, makeApp } from "../../src/layers/App.ts"
 import type { Capabilities } from "../../src/layers/App.ts"
 import { BOT1_ID, S1_ID } from "../../src/sandbox/Seed.ts"
-import { generateKey, parseKeyring } from "../../src/services/Cipher.ts"
-import { DependencyHealth, makeDependencyHealth } from "../../src/services/DependencyHealth.ts"
+import { generateKey, parseKeyring } from "../../src/services/infra/Cipher.ts"
+import { DependencyHealth, makeDependencyHealth } from "../../src/services/infra/DependencyHealth.ts"
 import { testDb } from "../utils/Db.ts"
 import { CLIENT_REDIRECT, freePort, TestApp, testAppConfig } from "../utils/TestApp.ts"
 

@@ -4,9 +4,9 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import type { EventType } from "../../src/domain/AuditLog.ts"
-import { type AuditEntryInput, AuditLog } from "../../src/services/AuditLog.ts"
-import { AuditLogSql } from "../../src/layers/sql/AuditLogSql.ts"
+import type { EventType } from "../../src/domain/audit/AuditLog.ts"
+import { type AuditEntryInput, AuditLog } from "../../src/services/audit/AuditLog.ts"
+import { AuditLogSql } from "../../src/layers/audit/AuditLogSql.ts"
 import { AuditLogMemory, AuditLogMemoryStore } from "../layers/AuditLogMemory.ts"
 import { type DbKind, dbKinds, testDb } from "../utils/Db.ts"
 

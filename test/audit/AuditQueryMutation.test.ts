@@ -4,8 +4,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
-import type { AuditLogQuery } from "../../src/domain/AuditLog.ts"
-import { parseAuditQuery, parseTimestamp, toWire } from "../../src/services/AuditQuery.ts"
+import type { AuditLogQuery } from "../../src/domain/audit/AuditLog.ts"
+import { parseAuditQuery, parseTimestamp, toWire } from "../../src/services/audit/AuditQuery.ts"
 
 /** The 400's problems as [path, message]; fails the test when the query was accepted. */
 const refused = (query: AuditLogQuery) => {

@@ -1,10 +1,10 @@
 /**
- * The one token parser (domain/AccessToken.ts), issue #19: the header forms its mutation run found
+ * The one token parser (domain/auth/AccessToken.ts), issue #19: the header forms its mutation run found
  * unpinned. Table-driven: the header value as a client sends it → the token the gateway looks up
  * (undefined: none, the request is anonymous and gets the 401 envelope).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { accessTokenFrom, accessTokensFrom, MAX_TOKEN_LENGTH, parseToken } from "../../src/domain/AccessToken.ts"
+import { accessTokenFrom, accessTokensFrom, MAX_TOKEN_LENGTH, parseToken } from "../../src/domain/auth/AccessToken.ts"
 
 const token = "bmg_at_Abc-123_xyz"
 

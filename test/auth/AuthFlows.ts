@@ -3,8 +3,8 @@
  * → approval → callback, then the exchange), a failure's tag, and the service on the in-memory store.
  */
 import { Effect, Exit } from "effect"
-import { Auth } from "../../src/services/Auth.ts"
-import type { TokenStore } from "../../src/services/TokenStore.ts"
+import { Auth } from "../../src/services/auth/Auth.ts"
+import type { TokenStore } from "../../src/services/auth/TokenStore.ts"
 import { TokenStoreMemory } from "../layers/TokenStoreMemory.ts"
 import { authLayer, makeFakePlatform, testConfig } from "./AuthFixtures.ts"
 import type { FakePlatform } from "./AuthFixtures.ts"

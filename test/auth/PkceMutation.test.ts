@@ -3,7 +3,7 @@
  * code_challenge. RFC 7636 §4.1: 43 to 128 characters of [A-Za-z0-9._~-]; §4.2: S256.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { s256, verifierMatches } from "../../src/services/Pkce.ts"
+import { s256, verifierMatches } from "../../src/services/auth/Pkce.ts"
 
 // RFC 7636 Appendix B.
 const RFC_VERIFIER = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"

@@ -4,7 +4,7 @@
  * the attacker's spelling onto an allowed URL), and the edges of what is accepted.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { makeRedirectAllowlist } from "../../src/services/RedirectAllowlist.ts"
+import { makeRedirectAllowlist } from "../../src/services/auth/RedirectAllowlist.ts"
 
 const BASE = "https://client.example/"
 

@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
-import { Auth } from "../../src/services/Auth.ts"
+import { Auth } from "../../src/services/auth/Auth.ts"
 import { TokenStoreMemory } from "../layers/TokenStoreMemory.ts"
 import type { FakePlatform } from "./AuthFixtures.ts"
 import { authLayer, makeFakePlatform } from "./AuthFixtures.ts"

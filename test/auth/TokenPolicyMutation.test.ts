@@ -7,8 +7,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
-import type { RevokedFamily, RotateAttempt, TokenStorage } from "../../src/services/TokenStore.ts"
-import { REFRESH_RACE_GRACE_MS, TokenStore } from "../../src/services/TokenStore.ts"
+import type { RevokedFamily, RotateAttempt, TokenStorage } from "../../src/services/auth/TokenStore.ts"
+import { REFRESH_RACE_GRACE_MS, TokenStore } from "../../src/services/auth/TokenStore.ts"
 
 const pair = {
   access: { token: "a", issuedAt: new Date(0), expiresAt: new Date(1) },

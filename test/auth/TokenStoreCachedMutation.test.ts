@@ -1,5 +1,5 @@
 /**
- * The token cache (layers/cache/TokenStoreCached.ts) on the edges its other tests leave open: what
+ * The token cache (layers/auth/TokenStoreCached.ts) on the edges its other tests leave open: what
  * it counts in `cache_lookups_total`, its answers at the exact millisecond a token or an entry ends,
  * `fresh` platform-token reads, and that a revocation or a replacement through this instance ends
  * what it keeps even when the store answers nothing or a lookup is in flight across the call.
@@ -8,8 +8,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Latch, Metric } from "effect"
 import { TestClock } from "effect/testing"
 import { randomUUID } from "node:crypto"
-import { lookupMetrics } from "../../src/services/Metrics.ts"
-import type { PlatformTokensEnc } from "../../src/services/TokenStore.ts"
+import { lookupMetrics } from "../../src/services/infra/Metrics.ts"
+import type { PlatformTokensEnc } from "../../src/services/auth/TokenStore.ts"
 import { cachedOver, makeFakeStore, until } from "./TokenStoreFake.ts"
 
 const tokensOf = (tag: string): PlatformTokensEnc => ({ accessEnc: `v1.k1.${tag}.a`, refreshEnc: `v1.k1.${tag}.r`, expiresAt: new Date(86_400_000) })

@@ -1,5 +1,5 @@
 /**
- * A token store for the cache's tests (layers/cache/TokenStoreCached.ts): plain maps keyed by the raw
+ * A token store for the cache's tests (layers/auth/TokenStoreCached.ts): plain maps keyed by the raw
  * token, so it never hashes (a test can count the cache's own SHA-256s), a count of the reads that
  * reach it, and a pause point before and after each operation's store step (a read whose answer is
  * still in flight, a revocation committed but not yet returned). Changes made on `tables` directly are
@@ -8,11 +8,11 @@
 import { Clock, Context, Effect, Layer } from "effect"
 import type { Latch, Scope } from "effect"
 import { createRequire, syncBuiltinESMExports } from "node:module"
-import type { UserId } from "../../src/domain/Ids.ts"
-import { TokenStoreCached } from "../../src/layers/cache/TokenStoreCached.ts"
-import type { RevocationFeed, RevocationSink } from "../../src/layers/cache/TokenStoreCached.ts"
-import { newToken, TokenStore } from "../../src/services/TokenStore.ts"
-import type { PlatformTokensEnc, RotateResult, TokenStoreShape } from "../../src/services/TokenStore.ts"
+import type { UserId } from "../../src/domain/infra/Ids.ts"
+import { TokenStoreCached } from "../../src/layers/auth/TokenStoreCached.ts"
+import type { RevocationFeed, RevocationSink } from "../../src/layers/auth/TokenStoreCached.ts"
+import { newToken, TokenStore } from "../../src/services/auth/TokenStore.ts"
+import type { PlatformTokensEnc, RotateResult, TokenStoreShape } from "../../src/services/auth/TokenStore.ts"
 
 type Op = "resolveAccess" | "checkAccess" | "familyOf" | "platformTokens" | "revokeByAccess" | "revokeFamily" | "replacePlatformTokens" | "rotateRefresh"
 

@@ -8,8 +8,8 @@ import { ConfigProvider, Duration, Effect } from "effect"
 import { loadConfig } from "../../src/layers/config/AppConfig.ts"
 import { deliverySettings, pollerOptions } from "../../src/layers/config/Settings.ts"
 import { userAgentOf } from "../../src/layers/sources/poll/SourcePollerHttp.ts"
-import { DeliverySettings, pollIntervalOf } from "../../src/services/DeliverySettings.ts"
-import { USER_AGENT_PRODUCT } from "../../src/domain/Version.ts"
+import { DeliverySettings, pollIntervalOf } from "../../src/services/delivery/DeliverySettings.ts"
+import { USER_AGENT_PRODUCT } from "../../src/domain/infra/Version.ts"
 
 const PLATFORM = { DISCORD_CLIENT_ID: "app", DISCORD_CLIENT_SECRET: "secret", TOKEN_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString("base64") }
 

@@ -6,8 +6,8 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { Layer } from "effect"
-import type { AuditLogQuery } from "../../src/domain/AuditLog.ts"
-import { AuditLog } from "../../src/services/AuditLog.ts"
+import type { AuditLogQuery } from "../../src/domain/audit/AuditLog.ts"
+import { AuditLog } from "../../src/services/audit/AuditLog.ts"
 import { BOT, entry, freshServer, seedMany, Seeder } from "../audit/AuditHarness.ts"
 
 const T0 = Date.UTC(2024, 0, 1)

@@ -10,7 +10,7 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { DeliveryStore } from "../../src/services/DeliveryStore.ts"
+import { DeliveryStore } from "../../src/services/delivery/DeliveryStore.ts"
 import { addFeed, BOT, minutesAgo, newIdentifier, newWebhookId, pending, SERVER, statusOf, UNNAMED_BOT } from "./DeliveryStoreData.ts"
 import type { DeliveryStoreLayer } from "./DeliveryStoreData.ts"
 import { deliveryStoreFlowTests } from "./DeliveryStoreFlow.contract.ts"

@@ -1,11 +1,11 @@
 /** The data of the DeliveryStore contract: feeds (through FeedsRepo and Bots) and deliveries to record. */
 import { Effect, Option, Redacted } from "effect"
 import type { Layer } from "effect"
-import { Bots } from "../../src/services/Bots.ts"
-import { Cipher } from "../../src/services/Cipher.ts"
-import { DeliveryStore } from "../../src/services/DeliveryStore.ts"
-import type { NewDelivery } from "../../src/services/DeliveryStore.ts"
-import { FeedsRepo } from "../../src/services/FeedsRepo.ts"
+import { Bots } from "../../src/services/platform/Bots.ts"
+import { Cipher } from "../../src/services/infra/Cipher.ts"
+import { DeliveryStore } from "../../src/services/delivery/DeliveryStore.ts"
+import type { NewDelivery } from "../../src/services/delivery/DeliveryStore.ts"
+import { FeedsRepo } from "../../src/services/feeds/FeedsRepo.ts"
 
 export type DeliveryStoreLayer<E> = Layer.Layer<DeliveryStore | FeedsRepo | Bots | Cipher, E>
 

@@ -9,11 +9,11 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { Layer } from "effect"
-import type { FeedModuleName } from "../../src/domain/Platform.ts"
-import type { Item } from "../../src/services/delivery/Item.ts"
-import { itemTitle } from "../../src/services/delivery/Item.ts"
-import type { PollResult } from "../../src/services/SourcePoller.ts"
-import { emptyPollState, PollFailed, SourcePoller } from "../../src/services/SourcePoller.ts"
+import type { FeedModuleName } from "../../src/domain/platform/Platform.ts"
+import type { Item } from "../../src/services/delivery/render/Item.ts"
+import { itemTitle } from "../../src/services/delivery/render/Item.ts"
+import type { PollResult } from "../../src/services/sources/SourcePoller.ts"
+import { emptyPollState, PollFailed, SourcePoller } from "../../src/services/sources/SourcePoller.ts"
 
 /** An identifier, given where rss feeds are served (the sandbox's port, or the memory origin). */
 export type Identifier = (origin: string) => string

@@ -6,8 +6,8 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { Layer } from "effect"
-import type { Board } from "../../src/domain/Form.ts"
-import { TaskBoard } from "../../src/services/TaskBoard.ts"
+import type { Board } from "../../src/domain/forms/Form.ts"
+import { TaskBoard } from "../../src/services/taskboard/TaskBoard.ts"
 
 export interface TaskBoardFixture {
   /** A paired server and its team's open boards. */

@@ -2,12 +2,12 @@
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, Exit, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
-import { Bots } from "../../src/services/Bots.ts"
-import { Cipher, generateKey, parseKeyring } from "../../src/services/Cipher.ts"
-import { BotsSql } from "../../src/layers/sql/BotsSql.ts"
-import { reencryptAll } from "../../src/layers/sql/Reencrypt.ts"
-import { TaskboardPairingsSql } from "../../src/layers/sql/TaskboardPairingsSql.ts"
-import { TaskboardPairings } from "../../src/services/TaskboardPairings.ts"
+import { Bots } from "../../src/services/platform/Bots.ts"
+import { Cipher, generateKey, parseKeyring } from "../../src/services/infra/Cipher.ts"
+import { BotsSql } from "../../src/layers/platform/BotsSql.ts"
+import { reencryptAll } from "../../src/layers/infra/Reencrypt.ts"
+import { TaskboardPairingsSql } from "../../src/layers/taskboard/TaskboardPairingsSql.ts"
+import { TaskboardPairings } from "../../src/services/taskboard/TaskboardPairings.ts"
 import { dbKinds, testDb } from "../utils/Db.ts"
 
 const k1 = generateKey()

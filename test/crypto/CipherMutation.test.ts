@@ -6,7 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
-import { Cipher, generateKey, parseKeyring } from "../../src/services/Cipher.ts"
+import { Cipher, generateKey, parseKeyring } from "../../src/services/infra/Cipher.ts"
 
 const k1 = generateKey()
 const k2 = generateKey()

@@ -11,24 +11,24 @@ import { FetchHttpClient } from "effect/http"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient } from "effect/sql"
 import { createHash, randomBytes } from "node:crypto"
-import { ChatPlatformDiscord } from "../../src/layers/discord/ChatPlatformDiscord.ts"
-import { DeliveryLive, DeliveryWorker } from "../../src/layers/jobs/DeliveryJobs.ts"
-import type { DeliveryWorkerOptions } from "../../src/layers/jobs/DeliveryJobs.ts"
+import { ChatPlatformDiscord } from "../../src/layers/platform/discord/ChatPlatformDiscord.ts"
+import { DeliveryEngineLive, DeliveryWorker } from "../../src/layers/delivery/DeliveryJobs.ts"
+import type { DeliveryWorkerOptions } from "../../src/layers/delivery/DeliveryJobs.ts"
 import { JobEnginePgBoss } from "../../src/layers/jobs/JobEnginePgBoss.ts"
 import { MigrationsLayer } from "../../src/layers/migrations/Migrations.ts"
-import { AuditLogSql } from "../../src/layers/sql/AuditLogSql.ts"
+import { AuditLogSql } from "../../src/layers/audit/AuditLogSql.ts"
 import { SandboxServer } from "../../src/sandbox/Sandbox.ts"
 import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
 import { BOT2_ID, BOT2_TOKEN, CHANNEL_INDEX, channelId } from "../../src/sandbox/Seed.ts"
-import { ChatPlatform } from "../../src/services/ChatPlatform.ts"
-import { JobEngine } from "../../src/services/JobEngine.ts"
-import { Cipher, generateKey, parseKeyring } from "../../src/services/Cipher.ts"
-import type { Item } from "../../src/services/delivery/Item.ts"
-import type { DeliveryOptions } from "../../src/services/delivery/Options.ts"
-import type { DeliverySettingsShape } from "../../src/services/DeliverySettings.ts"
-import { DeliverySettings } from "../../src/services/DeliverySettings.ts"
-import type { PollResult, PollState } from "../../src/services/SourcePoller.ts"
-import { PollFailed, SourcePoller } from "../../src/services/SourcePoller.ts"
+import { ChatPlatform } from "../../src/services/platform/ChatPlatform.ts"
+import { JobEngine } from "../../src/services/jobs/JobEngine.ts"
+import { Cipher, generateKey, parseKeyring } from "../../src/services/infra/Cipher.ts"
+import type { Item } from "../../src/services/delivery/render/Item.ts"
+import type { DeliveryOptions } from "../../src/services/delivery/render/Options.ts"
+import type { DeliverySettingsShape } from "../../src/services/delivery/DeliverySettings.ts"
+import { DeliverySettings } from "../../src/services/delivery/DeliverySettings.ts"
+import type { PollResult, PollState } from "../../src/services/sources/SourcePoller.ts"
+import { PollFailed, SourcePoller } from "../../src/services/sources/SourcePoller.ts"
 import { embeddedFrom } from "../utils/Db.ts"
 import type { DbKind } from "../utils/Db.ts"
 
@@ -143,7 +143,7 @@ export const platformLayer = Layer.unwrap(Effect.gen(function*() {
 export const processLayer = (o: ProcessOptions) => {
   const wrapped = <E>(engine: Layer.Layer<JobEngine, E, SqlClient.SqlClient>): Layer.Layer<JobEngine, E, SqlClient.SqlClient> =>
     o.wrapEngine === undefined ? engine : Layer.effect(JobEngine, Effect.map(JobEngine, o.wrapEngine)).pipe(Layer.provide(engine))
-  const services = DeliveryLive.pipe(
+  const services = DeliveryEngineLive.pipe(
     Layer.provideMerge(wrapped(JobEnginePgBoss({ schema: o.pgbossSchema, pollingInterval: "0.5 seconds", drainTimeout: "10 seconds" }))),
     Layer.provideMerge(Layer.mergeAll(
       AuditLogSql,

@@ -6,8 +6,8 @@
  * preview calls on their own.
  */
 import { describe, expect, it } from "vitest"
-import type { Decision } from "../../src/services/delivery/Filters.ts"
-import { decide, wordFilter, wordFilterText } from "../../src/services/delivery/Filters.ts"
+import type { Decision } from "../../src/services/delivery/render/Filters.ts"
+import { decide, wordFilter, wordFilterText } from "../../src/services/delivery/render/Filters.ts"
 import { forum, photo, rss, streaming } from "./Items.ts"
 
 const post = (...reasons: Array<string>): Decision => ({ verdict: "post", reasons })

@@ -4,7 +4,7 @@
  * space around it, and text before or after a duration that must not be taken for one.
  */
 import { describe, expect, it } from "vitest"
-import { isoDurationSeconds, itemEvent, itemTitle } from "../../src/services/delivery/Item.ts"
+import { isoDurationSeconds, itemEvent, itemTitle } from "../../src/services/delivery/render/Item.ts"
 import { forum, microblog, photo, rss, streaming, video } from "./Items.ts"
 
 describe("isoDurationSeconds: what the platform's duration text reads as", () => {

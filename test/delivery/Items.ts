@@ -3,8 +3,8 @@
  * loudly); each test overrides the fields it is about.
  */
 import { Schema } from "effect"
-import { Item } from "../../src/services/delivery/Item.ts"
-import type { ForumItem, MicroblogItem, PhotoItem, RssItem, StreamingItem, VideoItem } from "../../src/services/delivery/Item.ts"
+import { Item } from "../../src/services/delivery/render/Item.ts"
+import type { ForumItem, MicroblogItem, PhotoItem, RssItem, StreamingItem, VideoItem } from "../../src/services/delivery/render/Item.ts"
 
 /** 2024-05-01 12:34:56 UTC: British Summer Time in London (UTC+1). */
 export const AT = new Date("2024-05-01T12:34:56.789Z")

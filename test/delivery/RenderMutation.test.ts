@@ -4,10 +4,10 @@
  * the appended URL leaves room for one character only (the URL is kept whole).
  */
 import { describe, expect, it } from "vitest"
-import type { Item } from "../../src/services/delivery/Item.ts"
-import type { DeliveryOptions } from "../../src/services/delivery/Options.ts"
-import { MAX_CONTENT, render, webhookUsername } from "../../src/services/delivery/Render.ts"
-import { codePointLength } from "../../src/services/delivery/Text.ts"
+import type { Item } from "../../src/services/delivery/render/Item.ts"
+import type { DeliveryOptions } from "../../src/services/delivery/render/Options.ts"
+import { MAX_CONTENT, render, webhookUsername } from "../../src/services/delivery/render/Render.ts"
+import { codePointLength } from "../../src/services/delivery/render/Text.ts"
 import { photo, rss } from "./Items.ts"
 
 const identity = (item: Item, options: DeliveryOptions = {}, defaults?: { name?: string | null; avatarUrl?: string | null }) => {

@@ -4,8 +4,8 @@
  * is posted, and one a millisecond older is not.
  */
 import { describe, expect, it } from "vitest"
-import type { SelectFeed, SelectLimits } from "../../src/services/delivery/Select.ts"
-import { planPoll, selectForFeed } from "../../src/services/delivery/Select.ts"
+import type { SelectFeed, SelectLimits } from "../../src/services/delivery/render/Select.ts"
+import { planPoll, selectForFeed } from "../../src/services/delivery/render/Select.ts"
 import { rss } from "./Items.ts"
 
 const NOW = new Date("2024-05-02T12:00:00.000Z")

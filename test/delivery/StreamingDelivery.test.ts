@@ -8,8 +8,8 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
-import { Delivery } from "../../src/services/Delivery.ts"
-import { DeliveryScheduling } from "../../src/services/DeliveryScheduling.ts"
+import { DeliveryEngine } from "../../src/services/delivery/DeliveryEngine.ts"
+import { DeliveryScheduling } from "../../src/services/delivery/DeliveryScheduling.ts"
 import { dbKinds } from "../utils/Db.ts"
 import { deliveriesOf, dropSchemaAtEnd, inbox, insertFeed, newWebhook, processLayer, scriptedPoller, world } from "./DeliveryHarness.ts"
 import { streaming } from "./Items.ts"
@@ -25,7 +25,7 @@ for (const kind of dbKinds) {
   layer(Layer.provideMerge(engine, base), { excludeTestServices: true, timeout: "120 seconds" })(`streaming delivery on ${kind}`, (it) => {
     it.effect("filter_game decides by the game the stream started with, for its live and its offline; filter_event on top", () =>
       Effect.gen(function*() {
-        const delivery = yield* Delivery
+        const delivery = yield* DeliveryEngine
         const channel = `caster${randomBytes(3).toString("hex")}`
         const feeds = yield* Effect.forEach([
           { name: "chess only", options: { filter_game: ["743"] } },

@@ -3,9 +3,9 @@
  * accepted spelling, and zones that are not zones (they stay as written). The time is the item's own.
  */
 import { describe, expect, it } from "vitest"
-import type { Item } from "../../src/services/delivery/Item.ts"
-import { render } from "../../src/services/delivery/Render.ts"
-import { formatTimestamp, offsetMinutes } from "../../src/services/delivery/Timestamp.ts"
+import type { Item } from "../../src/services/delivery/render/Item.ts"
+import { render } from "../../src/services/delivery/render/Render.ts"
+import { formatTimestamp, offsetMinutes } from "../../src/services/delivery/render/Timestamp.ts"
 import { AT, rss, streaming } from "./Items.ts"
 
 /** The header's value, without the appended URL. */

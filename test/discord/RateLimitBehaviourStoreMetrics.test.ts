@@ -6,9 +6,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer, Metric, Redacted } from "effect"
 import { RateLimiter } from "effect/persistence"
-import { DiscordRateLimits } from "../../src/layers/discord/DiscordRateLimits.ts"
-import { DependencyHealth, makeDependencyHealth } from "../../src/services/DependencyHealth.ts"
-import { upstreamRateLimited, upstreamRequests } from "../../src/services/Metrics.ts"
+import { DiscordRateLimits } from "../../src/layers/platform/discord/DiscordRateLimits.ts"
+import { DependencyHealth, makeDependencyHealth } from "../../src/services/infra/DependencyHealth.ts"
+import { upstreamRateLimited, upstreamRequests } from "../../src/services/infra/Metrics.ts"
 import { fakeDiscord, maxInWindow } from "./FakeDiscord.ts"
 import { answer, botToken, fakeClient, guild, limits, statusOf, target } from "./RateLimitHarness.ts"
 

@@ -7,9 +7,9 @@ import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Fiber, Layer } from "effect"
 import { RateLimiter } from "effect/persistence"
 import { TestClock } from "effect/testing"
-import type { ServiceUnavailable } from "../../src/domain/Errors.ts"
-import type { Answer } from "../../src/layers/discord/DiscordRateLimits.ts"
-import { DiscordRateLimits } from "../../src/layers/discord/DiscordRateLimits.ts"
+import type { ServiceUnavailable } from "../../src/domain/infra/Errors.ts"
+import type { Answer } from "../../src/layers/platform/discord/DiscordRateLimits.ts"
+import { DiscordRateLimits } from "../../src/layers/platform/discord/DiscordRateLimits.ts"
 
 const limits = (options: Parameters<typeof DiscordRateLimits.layer>[0] = {}) =>
   Layer.build(DiscordRateLimits.layer(options).pipe(Layer.provide(RateLimiter.layerStoreMemory)))

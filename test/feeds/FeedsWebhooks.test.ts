@@ -7,9 +7,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Redacted, Ref } from "effect"
-import { Feeds } from "../../src/services/Feeds.ts"
-import { FeedsRepo } from "../../src/services/FeedsRepo.ts"
-import { DEFAULT_WEBHOOK_URL_PREFIXES, parseWebhookPrefixes, parseWebhookUrl } from "../../src/services/FeedsConfig.ts"
+import { Feeds } from "../../src/services/feeds/Feeds.ts"
+import { FeedsRepo } from "../../src/services/feeds/FeedsRepo.ts"
+import { DEFAULT_WEBHOOK_URL_PREFIXES, parseWebhookPrefixes, parseWebhookUrl } from "../../src/services/feeds/FeedsConfig.ts"
 import {
   access,
   BOT1_ID,

@@ -1,5 +1,5 @@
 /**
- * The input schemas of a form (src/domain/Form.ts, StepType..FormInput) where issue #19's mutation
+ * The input schemas of a form (src/domain/forms/Form.ts, StepType..FormInput) where issue #19's mutation
  * run found them unpinned: the limits of decisions.md "Forms" at both sides of each bound, and the
  * message of each failure, which "names the field and what it expects in words" (decisions.md
  * "Errors"); and the name the OpenAPI document gives the body.
@@ -7,9 +7,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
 import { OpenApi } from "effect/http-api"
-import { Api } from "../../src/http/Api.ts"
-import { checkFormBody } from "../../src/services/FormValidation.ts"
-import type { FormContext } from "../../src/services/FormValidation.ts"
+import { Api } from "../../src/http/contract/Api.ts"
+import { checkFormBody } from "../../src/services/forms/FormValidation.ts"
+import type { FormContext } from "../../src/services/forms/FormValidation.ts"
 import { access, BOARDS, ROLE, TEXT } from "./fixtures.ts"
 
 const server = access()

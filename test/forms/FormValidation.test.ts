@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
-import { checkFormBody, validateForm } from "../../src/services/FormValidation.ts"
-import type { FormContext } from "../../src/services/FormValidation.ts"
+import { checkFormBody, validateForm } from "../../src/services/forms/FormValidation.ts"
+import type { FormContext } from "../../src/services/forms/FormValidation.ts"
 import { access, BOARDS, CATEGORY, input, NEWS, OTHER_ROLE, OTHER_TEXT, ROLE, ROLE2, TEXT, VOICE } from "./fixtures.ts"
 
 const server = access()

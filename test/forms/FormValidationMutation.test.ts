@@ -6,9 +6,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Result, Schema } from "effect"
-import { FormInput } from "../../src/domain/Form.ts"
-import { checkFormBody, issueProblems } from "../../src/services/FormValidation.ts"
-import type { FormContext } from "../../src/services/FormValidation.ts"
+import { FormInput } from "../../src/domain/forms/Form.ts"
+import { checkFormBody, issueProblems } from "../../src/services/forms/FormValidation.ts"
+import type { FormContext } from "../../src/services/forms/FormValidation.ts"
 import { access, BOARDS, OTHER_ROLE, TEXT } from "./fixtures.ts"
 
 const server = access()

@@ -12,8 +12,8 @@ import { SandboxServer } from "../../src/sandbox/Sandbox.ts"
 import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
 import { S1_ID, S2_ID } from "../../src/sandbox/Seed.ts"
 import { TASKBOARD_TEAM } from "../../src/sandbox/sources/Seed.ts"
-import { TaskBoard } from "../../src/services/TaskBoard.ts"
-import { DependencyHealth, makeDependencyHealth } from "../../src/services/DependencyHealth.ts"
+import { TaskBoard } from "../../src/services/taskboard/TaskBoard.ts"
+import { DependencyHealth, makeDependencyHealth } from "../../src/services/infra/DependencyHealth.ts"
 import { CapturedLogs, logged } from "../utils/CapturedLogs.ts"
 
 /** The pairings the client reads on every call: the test changes them as the CLI would. */

@@ -10,7 +10,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { channelId, CHANNEL_INDEX } from "../../src/sandbox/Seed.ts"
-import { SEEN_BEFORE } from "../../src/services/FeedPreview.ts"
+import { SEEN_BEFORE } from "../../src/services/feeds/FeedPreview.ts"
 import { dbKinds } from "../utils/Db.ts"
 import { TestApp } from "../utils/TestApp.ts"
 import {

@@ -1,5 +1,5 @@
 /**
- * The outage lines' `down_for_ms` (services/DependencyHealth.ts) as an operator reads them: small and
+ * The outage lines' `down_for_ms` (services/infra/DependencyHealth.ts) as an operator reads them: small and
  * never negative for an outage that just began, whichever fibers report it. The bug this pins: one
  * shared state heard from a fiber under a TestClock (time ≈ 0) and from one on the real clock (or a
  * client library's logger), and logged "dependency back: redis" with down_for_ms ≈ 1.7e12.
@@ -13,7 +13,7 @@ import {
   dependencySucceeded,
   libraryLogsAsOutage,
   makeDependencyHealth
-} from "../../src/services/DependencyHealth.ts"
+} from "../../src/services/infra/DependencyHealth.ts"
 import { CapturedLogs } from "../utils/CapturedLogs.ts"
 import type { LogLine } from "../utils/CapturedLogs.ts"
 

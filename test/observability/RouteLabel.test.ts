@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { routeLabel, upstreamRoute } from "../../src/services/Metrics.ts"
+import { routeLabel, upstreamRoute } from "../../src/services/infra/Metrics.ts"
 
 describe("routeLabel: a bounded metrics label from the path", () => {
   it.each([

@@ -1,5 +1,5 @@
 /**
- * The tracing layer (src/layers/observability/Tracing.ts) against an in-test OTLP/HTTP endpoint:
+ * The tracing layer (src/layers/infra/Tracing.ts) against an in-test OTLP/HTTP endpoint:
  * with an endpoint, a span reaches `<endpoint>/v1/traces` as OTLP JSON, named as the gateway and
  * with the version of the root package.json (the version lives there only); without one, no span is
  * built at all. (The whole bundle with OTEL_EXPORTER_OTLP_ENDPOINT: Observing.test.ts.)
@@ -9,7 +9,7 @@ import { Effect, References } from "effect"
 import { readFileSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { SERVICE_VERSION, Tracing } from "../../src/layers/observability/Tracing.ts"
+import { SERVICE_VERSION, Tracing } from "../../src/layers/infra/Tracing.ts"
 
 const ROOT_VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version
 

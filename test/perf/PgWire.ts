@@ -11,7 +11,7 @@ import type { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { createConnection, createServer } from "node:net"
 import type { Socket } from "node:net"
-import { embeddedPostgres } from "../../src/layers/sql/Embedded.ts"
+import { embeddedPostgres } from "../../src/layers/infra/Embedded.ts"
 import { MigrationsLayer } from "../../src/layers/migrations/Migrations.ts"
 import type { DbKind } from "../utils/Db.ts"
 

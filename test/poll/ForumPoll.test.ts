@@ -5,8 +5,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { emptyPollState, SourcePoller } from "../../src/services/SourcePoller.ts"
-import { USER_AGENT_PRODUCT } from "../../src/domain/Version.ts"
+import { emptyPollState, SourcePoller } from "../../src/services/sources/SourcePoller.ts"
+import { USER_AGENT_PRODUCT } from "../../src/domain/infra/Version.ts"
 import { json, withPoller, pollServerForFile } from "./PollServer.ts"
 import { flip, items, platformOptions } from "./PlatformPolls.ts"
 

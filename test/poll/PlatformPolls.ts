@@ -4,7 +4,7 @@
  */
 import { Effect, Redacted } from "effect"
 import type { SourcePollerHttpOptions } from "../../src/layers/sources/poll/SourcePollerHttp.ts"
-import { emptyPollState, type PollResult, SourcePoller } from "../../src/services/SourcePoller.ts"
+import { emptyPollState, type PollResult, SourcePoller } from "../../src/services/sources/SourcePoller.ts"
 
 const secret = Redacted.make("s3cret")
 /** The four platforms' credentials and base URLs, at the PollServer of `url`. */

@@ -5,8 +5,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect } from "effect"
 import { SourcePollerHttp, userAgentOf } from "../../src/layers/sources/poll/SourcePollerHttp.ts"
-import { emptyPollState, SourcePoller } from "../../src/services/SourcePoller.ts"
-import { USER_AGENT_PRODUCT } from "../../src/domain/Version.ts"
+import { emptyPollState, SourcePoller } from "../../src/services/sources/SourcePoller.ts"
+import { USER_AGENT_PRODUCT } from "../../src/domain/infra/Version.ts"
 import { withPoller } from "./PollServer.ts"
 import { flip } from "./PlatformPolls.ts"
 

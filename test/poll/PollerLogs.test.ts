@@ -6,7 +6,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Logger, References } from "effect"
 import { HttpClient } from "effect/http"
 import { SourcePollerHttp } from "../../src/layers/sources/poll/SourcePollerHttp.ts"
-import { emptyPollState, SourcePoller } from "../../src/services/SourcePoller.ts"
+import { emptyPollState, SourcePoller } from "../../src/services/sources/SourcePoller.ts"
 
 const SECRET = "s3cr3tT0kenAbcdefghijklmnopqrstuvwxyz0123"
 const FEED = `http://127.0.0.1:9/webhooks/1/${SECRET}/feed.xml?key=${SECRET}`

@@ -6,10 +6,10 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { PollFailed, type PollResult, emptyPollState, SourcePoller } from "../../src/services/SourcePoller.ts"
+import { PollFailed, type PollResult, emptyPollState, SourcePoller } from "../../src/services/sources/SourcePoller.ts"
 import { retryAfterOf } from "../../src/layers/sources/poll/Fetch.ts"
 import { fixture, serve, withPoller, pollServerForFile } from "./PollServer.ts"
-import { USER_AGENT_PRODUCT } from "../../src/domain/Version.ts"
+import { USER_AGENT_PRODUCT } from "../../src/domain/infra/Version.ts"
 
 const server = pollServerForFile()
 

@@ -7,8 +7,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import { type StreamingCursor, transition } from "../../src/layers/sources/poll/StreamingPoller.ts"
-import type { StreamingItem } from "../../src/services/delivery/Item.ts"
-import { emptyPollState, PollFailed, type PollResult, type PollState, SourcePoller } from "../../src/services/SourcePoller.ts"
+import type { StreamingItem } from "../../src/services/delivery/render/Item.ts"
+import { emptyPollState, PollFailed, type PollResult, type PollState, SourcePoller } from "../../src/services/sources/SourcePoller.ts"
 import { json, withPoller, pollServerForFile } from "./PollServer.ts"
 
 const GRACE = 300_000

@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { emptyPollState, SourcePoller } from "../../src/services/SourcePoller.ts"
+import { emptyPollState, SourcePoller } from "../../src/services/sources/SourcePoller.ts"
 import { textHash } from "../../src/layers/sources/poll/VideoPoller.ts"
 import { json, withPoller, pollServerForFile } from "./PollServer.ts"
 import { flip, items, platformOptions } from "./PlatformPolls.ts"

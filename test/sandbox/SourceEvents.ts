@@ -8,8 +8,8 @@ import { FetchHttpClient } from "effect/http"
 import { SourcePollerHttp } from "../../src/layers/sources/poll/SourcePollerHttp.ts"
 import { SandboxServer } from "../../src/sandbox/Sandbox.ts"
 import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
-import type { Item } from "../../src/services/delivery/Item.ts"
-import type { PollResult } from "../../src/services/SourcePoller.ts"
+import type { Item } from "../../src/services/delivery/render/Item.ts"
+import type { PollResult } from "../../src/services/sources/SourcePoller.ts"
 import { call } from "./SandboxCall.ts"
 
 const Poller = Layer.unwrap(Effect.map(SandboxServer, (server) =>

@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Exit, Layer, Logger } from "effect"
-import { generateKey } from "../../src/services/Cipher.ts"
+import { generateKey } from "../../src/services/infra/Cipher.ts"
 import { isLoopbackHost, loadConfig } from "../../src/layers/config/AppConfig.ts"
 import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
 import { BotsMemory } from "../layers/BotsMemory.ts"

@@ -7,9 +7,9 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SandboxState } from "../../src/sandbox/SandboxRoute.ts"
-import type { Item } from "../../src/services/delivery/Item.ts"
-import type { PollResult, PollState } from "../../src/services/SourcePoller.ts"
-import { emptyPollState, SourcePoller } from "../../src/services/SourcePoller.ts"
+import type { Item } from "../../src/services/delivery/render/Item.ts"
+import type { PollResult, PollState } from "../../src/services/sources/SourcePoller.ts"
+import { emptyPollState, SourcePoller } from "../../src/services/sources/SourcePoller.ts"
 import { call, field } from "./SandboxCall.ts"
 import { Env, find, items, publish, secondsAgo } from "./SourceEvents.ts"
 

@@ -6,8 +6,8 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SandboxServer } from "../../src/sandbox/Sandbox.ts"
-import type { Item } from "../../src/services/delivery/Item.ts"
-import { emptyPollState, SourcePoller } from "../../src/services/SourcePoller.ts"
+import type { Item } from "../../src/services/delivery/render/Item.ts"
+import { emptyPollState, SourcePoller } from "../../src/services/sources/SourcePoller.ts"
 import { call, field } from "./SandboxCall.ts"
 import { Env, find, items, publish, secondsAgo } from "./SourceEvents.ts"
 

@@ -8,7 +8,7 @@ import { HttpClient, HttpClientRequest } from "effect/http"
 import { ExternalSourcesHttp } from "../../src/layers/sources/ExternalSourcesHttp.ts"
 import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
 import { SOURCES_LISTING, sourcesListing } from "../../src/sandbox/sources/Seed.ts"
-import { ExternalSources } from "../../src/services/ExternalSources.ts"
+import { ExternalSources } from "../../src/services/sources/ExternalSources.ts"
 import { SandboxServer, SandboxUrl } from "../sources/SandboxServer.ts"
 
 const Env = Layer.unwrap(Effect.gen(function*() {

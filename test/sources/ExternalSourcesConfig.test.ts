@@ -5,7 +5,7 @@
 import { assert, describe, it, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Option, Redacted } from "effect"
 import { ExternalSourcesHttp } from "../../src/layers/sources/ExternalSourcesHttp.ts"
-import type { SourceError } from "../../src/services/ExternalSources.ts"
+import type { SourceError } from "../../src/services/sources/ExternalSources.ts"
 import { SandboxUrl } from "./SandboxServer.ts"
 import { Env, message, TIMEOUT, withSources } from "./ExternalSourcesHarness.ts"
 

@@ -6,7 +6,7 @@ import { Effect, Layer } from "effect"
 import type { ExternalSourcesOptions } from "../../src/layers/sources/ExternalSourcesHttp.ts"
 import { ExternalSourcesHttp } from "../../src/layers/sources/ExternalSourcesHttp.ts"
 import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
-import { ExternalSources } from "../../src/services/ExternalSources.ts"
+import { ExternalSources } from "../../src/services/sources/ExternalSources.ts"
 import { SandboxServer, SandboxUrl } from "./SandboxServer.ts"
 import { CapturedLogs } from "../utils/CapturedLogs.ts"
 

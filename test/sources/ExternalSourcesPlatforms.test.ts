@@ -5,7 +5,7 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
-import { ExternalSources } from "../../src/services/ExternalSources.ts"
+import { ExternalSources } from "../../src/services/sources/ExternalSources.ts"
 import { fault } from "./SandboxServer.ts"
 import { Env, message, withSources } from "./ExternalSourcesHarness.ts"
 

@@ -5,7 +5,7 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { ExternalSources } from "../../src/services/ExternalSources.ts"
+import { ExternalSources } from "../../src/services/sources/ExternalSources.ts"
 import { fault, SandboxUrl } from "./SandboxServer.ts"
 import { Env, message, withSources } from "./ExternalSourcesHarness.ts"
 

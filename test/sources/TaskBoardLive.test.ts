@@ -4,12 +4,12 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Logger, Redacted } from "effect"
-import { DependencyHealth, makeDependencyHealth } from "../../src/services/DependencyHealth.ts"
+import { DependencyHealth, makeDependencyHealth } from "../../src/services/infra/DependencyHealth.ts"
 import { TaskBoardTrello, type TaskBoardOptions } from "../../src/layers/taskboard/TaskBoardTrello.ts"
 import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
 import { S1_ID, S2_ID } from "../../src/sandbox/Seed.ts"
 import { TASKBOARD_BOARDS } from "../../src/sandbox/sources/Seed.ts"
-import { TaskBoard } from "../../src/services/TaskBoard.ts"
+import { TaskBoard } from "../../src/services/taskboard/TaskBoard.ts"
 import { fault, SandboxServer, SandboxUrl } from "./SandboxServer.ts"
 import { CapturedLogs, logged } from "../utils/CapturedLogs.ts"
 

@@ -1,5 +1,5 @@
 /**
- * The one database-error policy (src/layers/sql/SqlFailure.ts): how each failure is classified,
+ * The one database-error policy (src/layers/infra/SqlFailure.ts): how each failure is classified,
  * table-driven, then the real failures of PGlite/PostgreSQL (U+0000 refused, a database that is not
  * there) through `sqlFailure`, as every SQL adapter applies it.
  */
@@ -8,14 +8,14 @@ import { PgClient } from "@effect/sql-pg"
 import { Cause, Effect, Exit, Layer, Redacted } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient, SqlError } from "effect/sql"
-import { BadRequest, ServiceUnavailable } from "../../src/domain/Errors.ts"
+import { BadRequest, ServiceUnavailable } from "../../src/domain/infra/Errors.ts"
 import {
   classifySqlError,
   rejectedValue,
   sqlFailure,
   STORAGE_RETRY_AFTER_SECONDS,
   unstorablePaths
-} from "../../src/layers/sql/SqlFailure.ts"
+} from "../../src/layers/infra/SqlFailure.ts"
 import { dbKinds, rawDb } from "../utils/Db.ts"
 
 /** A failure as @effect/sql-pg reports it: the server's fields (SQLSTATE `code`) on the cause. */

@@ -3,10 +3,10 @@
  * start-up with one line naming the variable and what it expects.
  */
 import { Config, ConfigProvider, Context, Effect, Layer, Option, Redacted, Result, Schema } from "effect"
-import type { FeedModuleName } from "../../domain/Platform.ts"
-import type { Keyring } from "../../services/Cipher.ts"
-import { parseKeyring } from "../../services/Cipher.ts"
-import { makeRedirectAllowlist } from "../../services/RedirectAllowlist.ts"
+import type { FeedModuleName } from "../../domain/platform/Platform.ts"
+import type { Keyring } from "../../services/infra/Cipher.ts"
+import { parseKeyring } from "../../services/infra/Cipher.ts"
+import { makeRedirectAllowlist } from "../../services/auth/RedirectAllowlist.ts"
 import type { DeliveryConfig, PushConfig } from "./DeliveryConfig.ts"
 import { deliveryDefaults, FEED_MODULES } from "./DeliveryConfig.ts"
 

@@ -19,9 +19,9 @@ import {
   JobEngineUnavailable,
   JobOptionsInvalid,
   JobPayloadInvalid
-} from "../../services/JobEngine.ts"
-import type { JobInfo, JobQueue, WorkOptions } from "../../services/JobEngine.ts"
-import { jobQueueJobs, sampleOnScrape } from "../../services/Metrics.ts"
+} from "../../services/jobs/JobEngine.ts"
+import type { JobInfo, JobQueue, WorkOptions } from "../../services/jobs/JobEngine.ts"
+import { jobQueueJobs, sampleOnScrape } from "../../services/infra/Metrics.ts"
 import { tableUpkeep, upkeepSchemas } from "./JobTableUpkeep.ts"
 import { makePgBossDb } from "./PgBossDb.ts"
 import {
