@@ -9,7 +9,7 @@ import { BotId, FeedId, FormId, ServerId } from "../../src/domain/infra/Ids.ts"
 import { ALICE_ID, BOT1_ID, S1_ID } from "../../src/sandbox/Seed.ts"
 import { GAMES, STREAMING_USERS } from "../../src/sandbox/sources/Seed.ts"
 import { signIn, TestApp, typedClient } from "../utils/TestApp.ts"
-import { capabilitySets, FEED_MODULES, feedIdentifier, S1_TEXT2 } from "./Contract.ts"
+import { capabilitySets, FEED_MODULES, feedIdentifier, S1_TEXT2 } from "./ContractFixtures.ts"
 
 const params = { appClientId: BotId.make(BOT1_ID), serverId: ServerId.make(S1_ID) }
 

@@ -10,8 +10,8 @@ import { request as httpRequest } from "node:http"
 import type { ErrorItem } from "../../src/domain/infra/Errors.ts"
 import { ALICE_ID } from "../../src/sandbox/Seed.ts"
 import { raw, signIn, TestApp, UA } from "../utils/TestApp.ts"
-import { formBody, text } from "./Contract.ts"
-import { checkEnvelope, expectEnvelope, FORMS, MODULES } from "./EnvelopeChecks.ts"
+import { formBody, text } from "./ContractFixtures.ts"
+import { checkEnvelope, expectEnvelope, FORMS, MODULES } from "./EnvelopeFixtures.ts"
 
 const MiB = 1024 * 1024
 

@@ -13,8 +13,8 @@ import { makeFormsRepoMemory } from "../layers/FormsRepoMemory.ts"
 import { CapturedLogs, logged } from "../utils/CapturedLogs.ts"
 import { testDb } from "../utils/Db.ts"
 import { freePort, raw, signIn, TestApp, testAppConfig } from "../utils/TestApp.ts"
-import { text } from "./Contract.ts"
-import { checkEnvelope, FORMS } from "./EnvelopeChecks.ts"
+import { text } from "./ContractFixtures.ts"
+import { checkEnvelope, FORMS } from "./EnvelopeFixtures.ts"
 
 const LEAK = "SELECT secret FROM tokens WHERE token_sha256 = 'bmg_at_leaky' -- FormsRepoSql"
 

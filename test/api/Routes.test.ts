@@ -14,7 +14,7 @@ import { Success, TokenCheck, TokenResponse } from "../../src/domain/auth/Token.
 import { ALICE_ID, BOT1_ID, BOT2_ID, S1_ID } from "../../src/sandbox/Seed.ts"
 import { GAMES, PHOTO_USERS, STREAMING_USERS, MICROBLOG_USERS, VIDEO_CHANNELS } from "../../src/sandbox/sources/Seed.ts"
 import { CLIENT_REDIRECT, json, raw, signIn, TestApp, UA } from "../utils/TestApp.ts"
-import { capabilitySets, expectJson, FEED_MODULES, feedIdentifier, formBody, OpenApiDoc, S1_TEXT, text } from "./Contract.ts"
+import { capabilitySets, expectJson, FEED_MODULES, feedIdentifier, formBody, OpenApiDoc, S1_TEXT, text } from "./ContractFixtures.ts"
 
 const S1 = `/api/v1/bots/${BOT1_ID}/servers/${S1_ID}`
 const modules = `${S1}/modules`

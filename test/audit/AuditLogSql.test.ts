@@ -12,7 +12,7 @@ import { purgeExpired } from "../../src/layers/audit/AuditRetention.ts"
 import { AuditLogMemory, AuditLogMemoryStore } from "../layers/AuditLogMemory.ts"
 import { inspect } from "node:util"
 import { dbKinds } from "../utils/Db.ts"
-import { BOT, entry, freshServer, sqlLayer } from "./AuditHarness.ts"
+import { BOT, entry, freshServer, sqlLayer } from "./AuditFixtures.ts"
 
 const HOUR = 3_600_000
 const MODULES = ["forms", "photo", "rss", "video"]

@@ -8,7 +8,7 @@ import { Effect, Fiber, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import { Auth } from "../../src/services/auth/Auth.ts"
 import { TokenStore } from "../../src/services/auth/TokenStore.ts"
-import { failTag, run, signIn } from "./AuthFlows.ts"
+import { failTag, run, signIn } from "./AuthFlowFixtures.ts"
 
 describe("Auth: platform token", () => {
   it.effect("decrypts the family's platform token", () =>

@@ -10,7 +10,7 @@ import { TestClock } from "effect/testing"
 import { randomUUID } from "node:crypto"
 import { makeDigestMemo } from "../../src/layers/auth/TokenStoreCached.ts"
 import { sha256Hex } from "../../src/services/auth/TokenStore.ts"
-import { cachedOver, countingHashes, makeFakeStore } from "./TokenStoreFake.ts"
+import { cachedOver, countingHashes, makeFakeStore } from "./TokenStoreFixtures.ts"
 
 const MAX_ENTRIES = 50_000
 

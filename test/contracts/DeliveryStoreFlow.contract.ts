@@ -12,7 +12,7 @@ import type { Cipher } from "../../src/services/infra/Cipher.ts"
 import { DeliveryStore } from "../../src/services/delivery/DeliveryStore.ts"
 import type { FeedStatus } from "../../src/services/delivery/DeliveryStore.ts"
 import { FeedsRepo } from "../../src/services/feeds/FeedsRepo.ts"
-import { addFeed, BOT, minutesAgo, newIdentifier, newWebhookId, pending, SERVER, skipped, statusOf } from "./DeliveryStoreData.ts"
+import { addFeed, BOT, minutesAgo, newIdentifier, newWebhookId, pending, SERVER, skipped, statusOf } from "./DeliveryStoreFixtures.ts"
 
 const next = (webhookId: string) => Effect.map(DeliveryStore.use((s) => s.nextPending(webhookId)), Option.getOrThrow)
 const nextItem = (webhookId: string) =>

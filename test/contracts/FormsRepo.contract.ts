@@ -8,7 +8,7 @@ import { Effect, Option } from "effect"
 import type { Layer } from "effect"
 import { BadRequest } from "../../src/domain/infra/Errors.ts"
 import { FormsLimitReached, FormsRepo } from "../../src/services/forms/FormsRepo.ts"
-import { BOT, formData, OTHER_SERVER, SERVER, step } from "../forms/fixtures.ts"
+import { BOT, formData, OTHER_SERVER, SERVER, step } from "../forms/FormFixtures.ts"
 
 const scope = { botId: BOT, serverId: SERVER }
 

@@ -12,7 +12,7 @@ import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import { JobEngine, JobNoRetry, JobQueue } from "../../src/services/jobs/JobEngine.ts"
 import type { JobEngineError } from "../../src/services/jobs/JobEngine.ts"
-import { waitUntil } from "../jobs/JobEngineHarness.ts"
+import { waitUntil } from "../jobs/JobEngineFixtures.ts"
 
 const N = Schema.Struct({ n: Schema.Number })
 

@@ -4,7 +4,7 @@
  * (never NotModified); polled again with the state it returned, an unchanged source serves nothing
  * new; a post published at the source is served by the next poll; a source that does not exist
  * fails as `gone`; `pollMany` answers once per source, as `poll` does. Time-outs, size caps, SSRF
- * guards and each platform's request shapes belong to the live poller's own tests (test/poll).
+ * guards and each platform's request shapes belong to the live poller's own tests (test/sources/poll).
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"

@@ -1,7 +1,7 @@
 /**
  * The TaskBoard contract: the open boards of a paired server, in the board's order; `undefined`
  * for a server with no pairing or a pairing the board no longer accepts (the forms then offer
- * board `-1`). Outages belong to the live layer's own tests (test/sources/TaskBoardLive.test.ts).
+ * board `-1`). Outages belong to the live layer's own tests (test/taskboard/TaskBoardLive.test.ts).
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"

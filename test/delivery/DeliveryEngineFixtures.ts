@@ -8,9 +8,9 @@ import { randomBytes } from "node:crypto"
 import { render } from "../../src/services/delivery/render/Render.ts"
 import { DeliveryEngine } from "../../src/services/delivery/DeliveryEngine.ts"
 import { DeliveryScheduling } from "../../src/services/delivery/DeliveryScheduling.ts"
-import { insertFeed, newWebhook } from "./DeliveryHarness.ts"
-import type { Script } from "./DeliveryHarness.ts"
-import { rss } from "./Items.ts"
+import { insertFeed, newWebhook } from "./DeliveryFixtures.ts"
+import type { Script } from "./DeliveryFixtures.ts"
+import { rss } from "./ItemFixtures.ts"
 
 export const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000)
 /** An rss item of source `src`, published `age` minutes ago. */

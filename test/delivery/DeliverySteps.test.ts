@@ -25,7 +25,7 @@ import {
   processLayer,
   scriptedPoller,
   world
-} from "./DeliveryHarness.ts"
+} from "./DeliveryFixtures.ts"
 import { baselinedWith, bodyOf, item, minutesAgo, newSource } from "./DeliveryEngineFixtures.ts"
 
 for (const kind of dbKinds) {

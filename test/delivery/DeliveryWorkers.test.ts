@@ -22,7 +22,7 @@ import {
   TestDatabase,
   waitUntil,
   world
-} from "./DeliveryHarness.ts"
+} from "./DeliveryFixtures.ts"
 import { bodyOf, item, newSource } from "./DeliveryEngineFixtures.ts"
 
 for (const kind of dbKinds) {

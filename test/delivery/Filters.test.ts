@@ -10,7 +10,7 @@ import { decide, wordFilter } from "../../src/services/delivery/render/Filters.t
 import type { Item } from "../../src/services/delivery/render/Item.ts"
 import type { DeliveryOptions } from "../../src/services/delivery/render/Options.ts"
 import { readOptions } from "../../src/services/delivery/render/Options.ts"
-import { AT, forum, microblog, photo, rss, streaming, TEXT_MODULES, video } from "./Items.ts"
+import { AT, forum, microblog, photo, rss, streaming, TEXT_MODULES, video } from "./ItemFixtures.ts"
 
 const post = (...reasons: Array<string>): Decision => ({ verdict: "post", reasons })
 const skip = (...reasons: Array<string>): Decision => ({ verdict: "skip", reasons })

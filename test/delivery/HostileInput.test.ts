@@ -14,10 +14,10 @@ import type { ServerResponse } from "node:http"
 import { DeliveryEngine } from "../../src/services/delivery/DeliveryEngine.ts"
 import { DeliveryScheduling } from "../../src/services/delivery/DeliveryScheduling.ts"
 import { DeliveryStore } from "../../src/services/delivery/DeliveryStore.ts"
-import { pollerLayer, serve, startPollServer } from "../poll/PollServer.ts"
-import type { PollServer } from "../poll/PollServer.ts"
+import { pollerLayer, serve, startPollServer } from "../sources/poll/PollServerFixtures.ts"
+import type { PollServer } from "../sources/poll/PollServerFixtures.ts"
 import { dbKinds } from "../utils/Db.ts"
-import { auditOf, deliveriesOf, dropSchemaAtEnd, inbox, insertFeed, newWebhook, processLayer, world } from "./DeliveryHarness.ts"
+import { auditOf, deliveriesOf, dropSchemaAtEnd, inbox, insertFeed, newWebhook, processLayer, world } from "./DeliveryFixtures.ts"
 
 let server: PollServer
 beforeAll(async () => {

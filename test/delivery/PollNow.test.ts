@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto"
 import { DeliveryScheduling } from "../../src/services/delivery/DeliveryScheduling.ts"
 import { DeliveryStore } from "../../src/services/delivery/DeliveryStore.ts"
 import { dbKinds } from "../utils/Db.ts"
-import { dropSchemaAtEnd, insertFeed, newWebhook, platformLayer, processLayer, scriptedPoller, stoppedAt, waitUntil, world } from "./DeliveryHarness.ts"
+import { dropSchemaAtEnd, insertFeed, newWebhook, platformLayer, processLayer, scriptedPoller, stoppedAt, waitUntil, world } from "./DeliveryFixtures.ts"
 
 let n = 0
 const newSource = () => `https://now.test/src-${n++}-${randomBytes(3).toString("hex")}.xml`

@@ -16,7 +16,7 @@ import { DeliveryScheduling } from "../../src/services/delivery/DeliveryScheduli
 import { DeliveryStore } from "../../src/services/delivery/DeliveryStore.ts"
 import { JobEngine } from "../../src/services/jobs/JobEngine.ts"
 import { dbKinds } from "../utils/Db.ts"
-import { dropSchemaAtEnd, insertFeed, newWebhook, platformLayer, processLayer, scriptedPoller, world } from "./DeliveryHarness.ts"
+import { dropSchemaAtEnd, insertFeed, newWebhook, platformLayer, processLayer, scriptedPoller, world } from "./DeliveryFixtures.ts"
 
 for (const kind of dbKinds) {
   const pgboss = `pgboss_${randomBytes(5).toString("hex")}`

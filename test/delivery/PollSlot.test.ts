@@ -17,8 +17,8 @@ import { DeliveryStore } from "../../src/services/delivery/DeliveryStore.ts"
 import { JobEngine } from "../../src/services/jobs/JobEngine.ts"
 import { PollFailed } from "../../src/services/sources/SourcePoller.ts"
 import { dbKinds } from "../utils/Db.ts"
-import { deliveriesOf, dropSchemaAtEnd, insertFeed, newWebhook, platformLayer, processLayer, scriptedPoller, waitUntil, world } from "./DeliveryHarness.ts"
-import { rss } from "./Items.ts"
+import { deliveriesOf, dropSchemaAtEnd, insertFeed, newWebhook, platformLayer, processLayer, scriptedPoller, waitUntil, world } from "./DeliveryFixtures.ts"
+import { rss } from "./ItemFixtures.ts"
 
 const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000)
 let n = 0

@@ -17,9 +17,9 @@ import { DeliveryEngine } from "../../src/services/delivery/DeliveryEngine.ts"
 import { PostQueue } from "../../src/services/delivery/DeliveryQueues.ts"
 import { DeliveryScheduling } from "../../src/services/delivery/DeliveryScheduling.ts"
 import { JobEngine } from "../../src/services/jobs/JobEngine.ts"
-import { deliveriesOf, dropSchemaAtEnd, inbox, insertFeed, newWebhook, platformLayer, processLayer, scriptedPoller, TestDatabase, waitUntil, world } from "./DeliveryHarness.ts"
+import { deliveriesOf, dropSchemaAtEnd, inbox, insertFeed, newWebhook, platformLayer, processLayer, scriptedPoller, TestDatabase, waitUntil, world } from "./DeliveryFixtures.ts"
 import { dbKinds } from "../utils/Db.ts"
-import { rss } from "./Items.ts"
+import { rss } from "./ItemFixtures.ts"
 
 const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000)
 const source = `https://outbox.test/${randomBytes(3).toString("hex")}.xml`

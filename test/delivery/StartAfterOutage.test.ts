@@ -14,8 +14,8 @@ import { pollJobId } from "../../src/services/delivery/DeliveryQueues.ts"
 import { DeliveryScheduling, OVERDUE_MS } from "../../src/services/delivery/DeliveryScheduling.ts"
 import { DeliveryStore } from "../../src/services/delivery/DeliveryStore.ts"
 import { dbKinds } from "../utils/Db.ts"
-import { dropSchemaAtEnd, insertFeed, newWebhook, pinnedAt, platformLayer, processLayer, scriptedPoller, world } from "./DeliveryHarness.ts"
-import { schedulingLayer } from "./SchedulingHarness.ts"
+import { dropSchemaAtEnd, insertFeed, newWebhook, pinnedAt, platformLayer, processLayer, scriptedPoller, world } from "./DeliveryFixtures.ts"
+import { schedulingLayer } from "./SchedulingFixtures.ts"
 
 let n = 0
 const newIdentifier = () => `https://outage.test/${n++}-${randomBytes(3).toString("hex")}.xml`

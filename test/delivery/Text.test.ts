@@ -9,7 +9,7 @@ import { decodeEntities, stripHtml } from "../../src/services/delivery/render/Ht
 import { isoDurationSeconds, Item, itemEvent, ItemJson, itemTitle } from "../../src/services/delivery/render/Item.ts"
 import { isNsfw, NSFW_TEXT_MAX } from "../../src/services/delivery/render/Nsfw.ts"
 import { codePointLength, takeCodePoints, truncate } from "../../src/services/delivery/render/Text.ts"
-import { forum, microblog, photo, rss, streaming, video } from "./Items.ts"
+import { forum, microblog, photo, rss, streaming, video } from "./ItemFixtures.ts"
 
 describe("code points", () => {
   it.each([

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest"
 import type { Item } from "../../src/services/delivery/render/Item.ts"
 import { render } from "../../src/services/delivery/render/Render.ts"
 import { formatTimestamp, offsetMinutes } from "../../src/services/delivery/render/Timestamp.ts"
-import { AT, rss, streaming } from "./Items.ts"
+import { AT, rss, streaming } from "./ItemFixtures.ts"
 
 /** The header's value, without the appended URL. */
 const stamp = (item: Item, header: string) => render(item, { custom_header: `${header}%url%` }).content.replace(item.url, "")

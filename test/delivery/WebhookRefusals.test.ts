@@ -15,9 +15,9 @@ import { DeliveryScheduling } from "../../src/services/delivery/DeliveryScheduli
 import { DeliveryStore } from "../../src/services/delivery/DeliveryStore.ts"
 import { CapturedLogs, logged } from "../utils/CapturedLogs.ts"
 import { dbKinds } from "../utils/Db.ts"
-import type { TestWebhook } from "./DeliveryHarness.ts"
-import { auditOf, deleteWebhook, deliveriesOf, dropSchemaAtEnd, inbox, insertFeed, newWebhook, processLayer, scriptedPoller, world } from "./DeliveryHarness.ts"
-import { rss } from "./Items.ts"
+import type { TestWebhook } from "./DeliveryFixtures.ts"
+import { auditOf, deleteWebhook, deliveriesOf, dropSchemaAtEnd, inbox, insertFeed, newWebhook, processLayer, scriptedPoller, world } from "./DeliveryFixtures.ts"
+import { rss } from "./ItemFixtures.ts"
 
 const EXECUTE = "POST /webhooks/{id}/{token}"
 

@@ -24,8 +24,8 @@ import {
   WEBHOOK_S1_TOKEN,
   WEBHOOK_S3_ID,
   WEBHOOK_S3_TOKEN
-} from "./fakes.ts"
-import { A1, assertNoToken, create, createFails, feedsService, hookUrl, messages, paths, S1_URL } from "./FeedsHarness.ts"
+} from "./FeedsFakeFixtures.ts"
+import { A1, assertNoToken, create, createFails, feedsService, hookUrl, messages, paths, S1_URL } from "./FeedsFixtures.ts"
 
 feedsService("webhooks", (test, provide) => {
   test("webhook_channel: reuses the webhook the bot owns there; the answer has no token", () =>

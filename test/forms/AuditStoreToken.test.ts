@@ -14,7 +14,7 @@ import { AuditLog } from "../../src/services/audit/AuditLog.ts"
 import { Forms, FormsSettings } from "../../src/services/forms/Forms.ts"
 import { FormsRepo } from "../../src/services/forms/FormsRepo.ts"
 import { dbKinds, testDb } from "../utils/Db.ts"
-import { access, auditRows, BOT, input, TaskBoardFake } from "./fixtures.ts"
+import { access, auditRows, BOT, input, TaskBoardFake } from "./FormFixtures.ts"
 
 const SERVER_ID = "830000000000000001"
 

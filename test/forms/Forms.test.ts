@@ -21,7 +21,7 @@ import {
   TEXT,
   UNPAIRED_SERVER,
   VOICE
-} from "./fixtures.ts"
+} from "./FormFixtures.ts"
 
 const OPTIONS = ["Description", "Title", "List", "Label", "Attachment", "Private"]
 const PAIRED_LISTING = [{ id: "0", name: "Disable task-board integration" }, ...BOARDS]

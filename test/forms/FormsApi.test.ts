@@ -18,7 +18,7 @@ import { Forms, FormsSettings } from "../../src/services/forms/Forms.ts"
 import { AuditLogMemory, AuditLogMemoryStore } from "../layers/AuditLogMemory.ts"
 import { FormsRepoMemory } from "../layers/FormsRepoMemory.ts"
 import { stub } from "../layers/Stub.ts"
-import { access, BOARDS, BOT, OTHER_SERVER, SERVER, TaskBoardFake, TEXT, UNPAIRED_SERVER, VOICE } from "./fixtures.ts"
+import { access, BOARDS, BOT, OTHER_SERVER, SERVER, TaskBoardFake, TEXT, UNPAIRED_SERVER, VOICE } from "./FormFixtures.ts"
 
 const MANAGER = "manager-token"
 const MEMBER = "member-token" // signed in, but without MANAGE_GUILD

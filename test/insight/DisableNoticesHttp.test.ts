@@ -14,7 +14,7 @@ import type { OpenNotice } from "../../src/services/delivery/DisableNotices.ts"
 import { CapturedLogs, logged } from "../utils/CapturedLogs.ts"
 import { dbKinds } from "../utils/Db.ts"
 import { TestApp } from "../utils/TestApp.ts"
-import { baselined, call, createFeed, eventually, modulePath, publish, sandbox } from "./InsightApp.ts"
+import { baselined, call, createFeed, eventually, modulePath, publish, sandbox } from "./InsightFixtures.ts"
 
 const API = "/sandbox/discord/api/v10"
 

@@ -9,7 +9,7 @@ import { render } from "../../src/services/delivery/render/Render.ts"
 import type { SelectFeed } from "../../src/services/delivery/render/Select.ts"
 import { BASELINE_REASON, buildPreview, disabledReason, SEEN_BEFORE } from "../../src/services/feeds/FeedPreview.ts"
 import type { PreviewInput } from "../../src/services/feeds/FeedPreview.ts"
-import { rss } from "../delivery/Items.ts"
+import { rss } from "../delivery/ItemFixtures.ts"
 
 const NOW = new Date("2024-05-01T12:00:00Z")
 const minutesAgo = (n: number) => new Date(NOW.getTime() - n * 60_000)

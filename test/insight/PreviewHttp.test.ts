@@ -24,7 +24,7 @@ import {
   type InboxMessage,
   modulePath,
   publish
-} from "./InsightApp.ts"
+} from "./InsightFixtures.ts"
 
 const TEXT = channelId(1, CHANNEL_INDEX.text)
 const TEXT2 = channelId(1, CHANNEL_INDEX.text2)

@@ -18,7 +18,7 @@ import { Effect, Exit, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { JobEngine, JobQueue } from "../../src/services/jobs/JobEngine.ts"
 import { dbKinds } from "../utils/Db.ts"
-import { engineDb, suiteOptions, waitUntil } from "./JobEngineHarness.ts"
+import { engineDb, suiteOptions, waitUntil } from "./JobEngineFixtures.ts"
 
 const TRANSACTIONS = 48
 const BACKGROUND = 48

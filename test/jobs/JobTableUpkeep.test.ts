@@ -13,7 +13,7 @@ import type { JobEnginePgBossOptions } from "../../src/layers/jobs/JobEnginePgBo
 import { upkeepActions, upkeepPass } from "../../src/layers/jobs/JobTableUpkeep.ts"
 import { JobEngine, JobQueue } from "../../src/services/jobs/JobEngine.ts"
 import { dbKinds, rawDb } from "../utils/Db.ts"
-import { engineDb, suiteOptions, waitUntil } from "./JobEngineHarness.ts"
+import { engineDb, suiteOptions, waitUntil } from "./JobEngineFixtures.ts"
 
 const tableStats = (schema: string, table: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>

@@ -15,7 +15,7 @@ import { AuditLogSql } from "../../src/layers/audit/AuditLogSql.ts"
 import { FormsRepoSql } from "../../src/layers/forms/FormsRepoSql.ts"
 import { formEventString, FormsLimitReached, FormsRepo } from "../../src/services/forms/FormsRepo.ts"
 import type { FormAudit } from "../../src/services/forms/FormsRepo.ts"
-import { auditRows, BOT, formCounter, formData, step } from "../forms/fixtures.ts"
+import { auditRows, BOT, formCounter, formData, step } from "../forms/FormFixtures.ts"
 import { testDb } from "../utils/Db.ts"
 
 const onPostgres = process.env.TEST_DATABASE_URL !== undefined && process.env.TEST_DATABASE_URL !== ""

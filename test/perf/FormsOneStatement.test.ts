@@ -15,7 +15,7 @@ import { FormsRepoSql } from "../../src/layers/forms/FormsRepoSql.ts"
 import { AuditLog } from "../../src/services/audit/AuditLog.ts"
 import { Forms, FormsSettings } from "../../src/services/forms/Forms.ts"
 import { formEventString, FormsLimitReached, FormsRepo } from "../../src/services/forms/FormsRepo.ts"
-import { access, auditRows, BOT, formCounter, formData, input, step, TaskBoardFake, TEXT } from "../forms/fixtures.ts"
+import { access, auditRows, BOT, formCounter, formData, input, step, TaskBoardFake, TEXT } from "../forms/FormFixtures.ts"
 import { dbKinds, rawDb, testDb } from "../utils/Db.ts"
 
 const server = (n: number) => `82000000000000000${n}`

@@ -17,9 +17,9 @@ import { AuditLog } from "../../src/services/audit/AuditLog.ts"
 import { Forms, FormsSettings } from "../../src/services/forms/Forms.ts"
 import { FormsRepo } from "../../src/services/forms/FormsRepo.ts"
 import { newToken, TokenStore } from "../../src/services/auth/TokenStore.ts"
-import { access, BOT, input, TaskBoardFake } from "../forms/fixtures.ts"
+import { access, BOT, input, TaskBoardFake } from "../forms/FormFixtures.ts"
 import { dbKinds } from "../utils/Db.ts"
-import { countedDb, Wire } from "./PgWire.ts"
+import { countedDb, Wire } from "./PgWireFixtures.ts"
 
 /** The round trips and statements of `self`, run alone on the client. */
 const counted = <A, E, R>(self: Effect.Effect<A, E, R>) =>

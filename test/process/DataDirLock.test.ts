@@ -12,7 +12,7 @@ import { join } from "node:path"
 import { promisify } from "node:util"
 import { freePort } from "../../src/layers/infra/Embedded.ts"
 import { childProcesses } from "../utils/ChildProcesses.ts"
-import { ROOT, sharedBundle, sleep } from "./Spawn.ts"
+import { ROOT, sharedBundle, sleep } from "./SpawnFixtures.ts"
 
 let OUT = ""
 const KEY = "k1:" + Buffer.alloc(32, 5).toString("base64")

@@ -35,7 +35,7 @@ import { UNKNOWN_OUTCOME } from "../../src/services/delivery/DeliveryPost.ts"
 import { slotOffset } from "../../src/services/delivery/DeliveryQueues.ts"
 import { childProcesses } from "../utils/ChildProcesses.ts"
 import type { Exit as ProcessExit } from "../utils/ChildProcesses.ts"
-import { ROOT, sharedBundle, sleep } from "./Spawn.ts"
+import { ROOT, sharedBundle, sleep } from "./SpawnFixtures.ts"
 
 let OUT = ""
 const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? ""

@@ -6,8 +6,8 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { ExternalSources } from "../../src/services/sources/ExternalSources.ts"
-import { fault, SandboxUrl } from "./SandboxServer.ts"
-import { Env, message, withSources } from "./ExternalSourcesHarness.ts"
+import { fault, SandboxUrl } from "./SandboxServerFixtures.ts"
+import { Env, message, withSources } from "./ExternalSourcesFixtures.ts"
 
 layer(Env, { excludeTestServices: true })("ExternalSourcesHttp against the sandbox twins", (it) => {
   describe("rss", () => {
