@@ -27,6 +27,7 @@ export const targets = {
   "src/services/auth/RedirectAllowlist.ts": ["test/auth/RedirectAllowlistSpellings.test.ts", "test/auth/RedirectAllowlist.test.ts", "test/auth/AuthSignIn.test.ts", "test/auth/AuthTokens.test.ts", "test/auth/AuthPlatformToken.test.ts"],
   "src/services/audit/AuditQuery.ts": ["test/audit/AuditQueryParsing.test.ts", "test/audit/AuditQuery.test.ts", "test/contracts/AuditLog.test.ts"],
   "src/services/forms/FormValidation.ts": ["test/forms/FormValidation.test.ts", "test/forms/FormValidationEdges.test.ts", "test/forms/FormsApi.test.ts", "test/forms/FormValidationProblems.test.ts"],
+  "src/domain/forms/FormProblems.ts": ["test/forms/FormValidationProblems.test.ts", "test/forms/FormValidation.test.ts", "test/forms/FormsApi.test.ts"],
   // Only the input schemas and their rules; the rest of Form.ts is output wire shapes.
   "src/domain/forms/Form.ts:StepType..FormInput": ["test/forms/FormValidation.test.ts", "test/forms/FormValidationEdges.test.ts", "test/forms/FormsApi.test.ts", "test/forms/FormInputBounds.test.ts", "test/forms/FormValidationProblems.test.ts"],
   // (DiscordGlobalBudget.test.ts is left out for time: RateLimitBehaviourBudgets pins the budget's arithmetic.)

@@ -4,6 +4,7 @@ import { Duration, Effect, Exit, Layer, Logger, References, Result } from "effec
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { AppLive } from "./layers/App.ts"
+import { SandboxMode } from "./sandbox/SandboxMode.ts"
 import { JobDrainTimeout } from "./layers/jobs/JobEnginePgBoss.ts"
 import { MemoryReducerNudge } from "./layers/infra/MemoryReducerNudge.ts"
 import { ConfigInvalid, configInvalid, loadConfig, parseLogLevel } from "./layers/config/AppConfig.ts"
@@ -90,7 +91,7 @@ const program = Effect.gen(function*() {
   )
   exitAfterGrace(shutdownGraceMs)
   // Node 24: lets V8 give memory back once the process is quiet (layers/infra/MemoryReducerNudge.ts).
-  return yield* Layer.launch(Layer.merge(AppLive(config, keyring), MemoryReducerNudge())).pipe(
+  return yield* Layer.launch(Layer.merge(AppLive(config, SandboxMode.of(config), keyring), MemoryReducerNudge())).pipe(
     Effect.provideService(ServerLimits, { ...defaultServerLimits, shutdownGraceMs }),
     // The jobs in hand get the same grace as the requests (both drains run at once).
     Effect.provideService(JobDrainTimeout, Duration.millis(shutdownGraceMs)),

@@ -25,12 +25,13 @@ import { documentedApi } from "../http/contract/OpenApiDocument.ts"
 import { MetricsRoute } from "../http/infra/MetricsRoute.ts"
 import { Tracing } from "./infra/Tracing.ts"
 import { DatabaseMetrics } from "./infra/DatabaseMetrics.ts"
-import { SandboxMode } from "../sandbox/SandboxMode.ts"
+import type { Mode } from "./Mode.ts"
 import { AuditLogSql } from "./audit/AuditLogSql.ts"
 import { BotsSql } from "./platform/BotsSql.ts"
 import { TaskboardPairingsSql } from "./taskboard/TaskboardPairingsSql.ts"
 import { AuditRetention } from "./audit/AuditRetention.ts"
 import { Auth } from "../services/auth/Auth.ts"
+import { AuthLive } from "../services/auth/AuthLive.ts"
 import { Cipher } from "../services/infra/Cipher.ts"
 import type { Keyring } from "../services/infra/Cipher.ts"
 import { DirectoryLive } from "../services/platform/DirectoryLive.ts"
@@ -67,18 +68,18 @@ import { ChatPlatformDiscord } from "./platform/discord/ChatPlatformDiscord.ts"
 const cacheTtl = { me: "10 seconds" } as const
 
 /** The platform's OAuth client (the configured one, or the sandbox's), with our timeout and caches. */
-const platformOptions = (config: AppConfigShape) => ({
-  ...SandboxMode.of(config).platform,
+const platformOptions = (config: AppConfigShape, mode: Mode) => ({
+  ...mode.platform,
   timeout: config.upstreamTimeoutMs,
   cacheTtl
 })
 
 /** Counters of the gateway's own limits and of the platform's global budget: Redis, or memory. */
-const counters = (config: AppConfigShape) =>
+const counters = (config: AppConfigShape, mode: Mode) =>
   config.redisUrl === undefined
     ? {
       limiter: RateLimiter.layer.pipe(Layer.provide(RateLimiter.layerStoreMemory)),
-      chat: ChatPlatformDiscord.layer(platformOptions(config))
+      chat: ChatPlatformDiscord.layer(platformOptions(config, mode))
     }
     : (() => {
       const store = RateLimiter.layerStoreRedis({ prefix: `${config.redisKeyPrefix}ratelimit:` }).pipe(
@@ -88,7 +89,7 @@ const counters = (config: AppConfigShape) =>
       )
       return {
         limiter: RateLimiter.layer.pipe(Layer.provide(store)),
-        chat: ChatPlatformDiscord.layerWithStore(platformOptions(config)).pipe(Layer.provide(store))
+        chat: ChatPlatformDiscord.layerWithStore(platformOptions(config, mode)).pipe(Layer.provide(store))
       }
     })()
 
@@ -106,6 +107,8 @@ const tokenStore = (config: AppConfigShape) =>
 /** Everything that talks to the outside world: what tests replace. */
 export const liveCapabilities = (
   config: AppConfigShape,
+  /** Sandbox or platform mode (src/sandbox/SandboxMode.ts `SandboxMode.of`). */
+  mode: Mode,
   keyring: Keyring,
   db: Layer.Layer<SqlClient.SqlClient, unknown> = DatabaseLive({
     url: config.databaseUrl,
@@ -116,7 +119,7 @@ export const liveCapabilities = (
   /** The job engine's own settings (tests: a pg-boss schema per suite on a shared PostgreSQL, quicker polling). */
   jobOptions: JobEnginePgBossOptions = {}
 ) => {
-  const { chat, limiter } = counters(config)
+  const { chat, limiter } = counters(config, mode)
   const cipher = Cipher.layer(keyring)
   const sql = Layer.mergeAll(
     tokenStore(config),
@@ -136,7 +139,6 @@ export const liveCapabilities = (
     ...jobOptions
   }).pipe(Layer.provide(db))
   const readiness = ReadinessWithJobs.pipe(Layer.provide(ReadinessSql), Layer.provide(jobs), Layer.provide(db))
-  const mode = SandboxMode.of(config)
   const poller = Layer.unwrap(Effect.map(mode.pollerSources, (s) => SourcePollerHttp.layer(pollerOptions(config, s))))
   // Push connectors (delivery.md §9; layers/push/PushLive.ts): empty layers when push is off.
   const pushBackstop = Layer.unwrap(Effect.map(mode.pollerSources, (s) => pushLayers(config, s).backstop))
@@ -160,16 +162,16 @@ export const liveCapabilities = (
 }
 
 /** Services over the capabilities. */
-export const services = Layer.mergeAll(DirectoryLive, Forms.layer, Feeds.layer, Auth.layer).pipe(
+export const services = Layer.mergeAll(DirectoryLive, Forms.layer, Feeds.layer, AuthLive).pipe(
   Layer.provideMerge(Layer.effect(PlatformSession, Effect.gen(function*() {
     const auth = yield* Auth
     return PlatformSession.of({ userToken: auth.platformToken, renewUserToken: auth.renewPlatformToken })
   }))),
-  Layer.provideMerge(Auth.layer)
+  Layer.provideMerge(AuthLive)
 )
 
 /** The routes of the gateway (and of the sandbox when it is on). */
-export const routes = (config: AppConfigShape) => {
+export const routes = (config: AppConfigShape, mode: Mode) => {
   // The contract plus the server's URL, version and shared answers (http/contract/OpenApiDocument.ts).
   const documented = documentedApi(config.publicUrl)
   const api = HttpApiBuilder.layer(documented, { openapiPath: "/openapi.json" }).pipe(
@@ -182,7 +184,7 @@ export const routes = (config: AppConfigShape) => {
     // The control panel at /app (src/panel); platform icons from the CDN outside the sandbox only.
     PanelRoutes({ publicUrl: config.publicUrl, iconHost: config.sandbox ? undefined : "https://cdn.discordapp.com" }),
     AssetRoutes,
-    SandboxMode.of(config).routes,
+    mode.routes,
     PushRoutes(config),
     MetricsRoute(config.metricsToken),
     GlobalMiddleware({ maintenance: config.maintenance, requestTimeoutMs: 30_000, accessLog: true }),
@@ -217,9 +219,9 @@ const NoTracing = Layer.mergeAll(
 )
 
 /** The server over the given capabilities (live ones in production, test ones in tests). */
-export const makeApp = <E>(config: AppConfigShape, capabilities: Layer.Layer<Capabilities, E, AppConfig>) => {
+export const makeApp = <E>(config: AppConfigShape, mode: Mode, capabilities: Layer.Layer<Capabilities, E, AppConfig>) => {
   const api = config.role !== "worker"
-  const app = serve(api ? routes(config) : workerRoutes(config), { port: config.port, host: config.host }).pipe(
+  const app = serve(api ? routes(config, mode) : workerRoutes(config), { port: config.port, host: config.host }).pipe(
     Layer.provide(config.otlpEndpoint === undefined ? NoTracing : Layer.empty)
   )
   // Workers depend on the capabilities, so they are closed first at SIGTERM: the jobs in hand
@@ -231,7 +233,7 @@ export const makeApp = <E>(config: AppConfigShape, capabilities: Layer.Layer<Cap
       DisableNoticesWorker(noticeSweepEvery(config.delivery.pollIntervalSeconds)),
       PushWorker(config)
     )
-  return Layer.mergeAll(app, workers, api ? SandboxMode.of(config).startup : Layer.empty).pipe(
+  return Layer.mergeAll(app, workers, api ? mode.startup : Layer.empty).pipe(
     // Spans over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (observability/Tracing.ts); else none are built.
     Layer.provide(Tracing(config.otlpEndpoint)),
     Layer.provide(services),
@@ -241,4 +243,4 @@ export const makeApp = <E>(config: AppConfigShape, capabilities: Layer.Layer<Cap
   )
 }
 
-export const AppLive = (config: AppConfigShape, keyring: Keyring) => makeApp(config, liveCapabilities(config, keyring))
+export const AppLive = (config: AppConfigShape, mode: Mode, keyring: Keyring) => makeApp(config, mode, liveCapabilities(config, mode, keyring))

@@ -5,6 +5,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, References } from "effect"
 import { liveCapabilities, makeApp } from "../../src/layers/App.ts"
+import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
 import type { Capabilities } from "../../src/layers/App.ts"
 import { ALICE_ID } from "../../src/sandbox/Seed.ts"
 import { generateKey, parseKeyring } from "../../src/services/infra/Cipher.ts"
@@ -26,8 +27,8 @@ const FaultyApp = Layer.unwrap(Effect.gen(function*() {
     FormsRepo,
     Effect.map(makeFormsRepoMemory, (repo) => FormsRepo.of({ ...repo, list: () => Effect.die(new Error(LEAK)) }))
   )
-  const capabilities = Layer.merge(liveCapabilities(config, parseKeyring(generateKey()), testDb("pglite")), dying)
-  return makeApp(config, capabilities as Layer.Layer<Capabilities, unknown>).pipe(
+  const capabilities = Layer.merge(liveCapabilities(config, SandboxMode.of(config), parseKeyring(generateKey()), testDb("pglite")), dying)
+  return makeApp(config, SandboxMode.of(config), capabilities as Layer.Layer<Capabilities, unknown>).pipe(
     Layer.merge(Layer.succeed(TestApp, TestApp.of({ url: config.publicUrl, config }))),
     Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn"))
   )

@@ -4,7 +4,7 @@ import { createHash, randomBytes } from "node:crypto"
 import { deliveryDefaults } from "../../src/layers/config/AppConfig.ts"
 import type { AppConfigShape } from "../../src/layers/config/AppConfig.ts"
 import { SettingsLive } from "../../src/layers/config/Settings.ts"
-import { Auth } from "../../src/services/auth/Auth.ts"
+import { AuthLive } from "../../src/services/auth/AuthLive.ts"
 import { ChatPlatform, PlatformRejected } from "../../src/services/platform/ChatPlatform.ts"
 import type { PlatformTokens, PlatformUser } from "../../src/services/platform/ChatPlatform.ts"
 import { Cipher, generateKey, parseKeyring } from "../../src/services/infra/Cipher.ts"
@@ -165,7 +165,7 @@ export const authLayer = <ROut, E, R>(
   fake: FakePlatform,
   config: AppConfigShape = testConfig()
 ) =>
-  Auth.layer.pipe(
+  AuthLive.pipe(
     Layer.provideMerge(Layer.mergeAll(
       store,
       Cipher.layer(testKeyring),

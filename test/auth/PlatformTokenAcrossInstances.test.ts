@@ -9,6 +9,7 @@ import type { Scope } from "effect"
 import { TestClock } from "effect/testing"
 import type { Principal } from "../../src/domain/auth/Principal.ts"
 import { Auth } from "../../src/services/auth/Auth.ts"
+import { AuthLive } from "../../src/services/auth/AuthLive.ts"
 import { familyAad } from "../../src/services/auth/AuthFamily.ts"
 import type { AuthSettings } from "../../src/services/auth/AuthSettings.ts"
 import type { ChatPlatform } from "../../src/services/platform/ChatPlatform.ts"
@@ -117,7 +118,7 @@ describe("AuthPlatformToken: what mutation testing found unpinned", () => {
     run((fake, principal) =>
       Effect.gen(function*() {
         // Another instance whose only key is not the one that sealed this sign-in's tokens.
-        const other = yield* Layer.build(Layer.fresh(Auth.layer.pipe(Layer.provide(Cipher.layer(parseKeyring(generateKey())))))).pipe(
+        const other = yield* Layer.build(Layer.fresh(AuthLive.pipe(Layer.provide(Cipher.layer(parseKeyring(generateKey())))))).pipe(
           Effect.map((context) => Context.get(context, Auth))
         )
         yield* TestClock.adjust("61 seconds")

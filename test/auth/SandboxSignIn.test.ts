@@ -11,6 +11,7 @@ import { SandboxServer } from "../../src/sandbox/Sandbox.ts"
 import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
 import { ALICE_ID, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET } from "../../src/sandbox/Seed.ts"
 import { Auth } from "../../src/services/auth/Auth.ts"
+import { AuthLive } from "../../src/services/auth/AuthLive.ts"
 import { ChatPlatform } from "../../src/services/platform/ChatPlatform.ts"
 import { Cipher } from "../../src/services/infra/Cipher.ts"
 import { TokenStore } from "../../src/services/auth/TokenStore.ts"
@@ -28,7 +29,7 @@ const Platform = Layer.unwrap(Effect.map(SandboxServer, (server) =>
   })
 )).pipe(Layer.provide(FetchHttpClient.layer))
 
-const Env = Auth.layer.pipe(
+const Env = AuthLive.pipe(
   Layer.provideMerge(Layer.mergeAll(
     TokenStoreMemory,
     Cipher.layer(testKeyring),

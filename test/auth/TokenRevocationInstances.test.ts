@@ -13,6 +13,7 @@ import { Context, Effect, Layer, Redacted, References } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { randomBytes } from "node:crypto"
 import { liveCapabilities, makeApp } from "../../src/layers/App.ts"
+import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
 import type { Capabilities } from "../../src/layers/App.ts"
 import { MigrationsLayer } from "../../src/layers/migrations/Migrations.ts"
 import { ALICE_ID } from "../../src/sandbox/Seed.ts"
@@ -61,8 +62,8 @@ const instance = (tag: string, url: string, schema: string, pgboss: string, keyr
         applicationName
       }))
     )
-    const capabilities = liveCapabilities(config, keyring, db, { schema: pgboss, pollingInterval: "0.5 seconds" })
-    const app = makeApp(config, capabilities as Layer.Layer<Capabilities, unknown>).pipe(
+    const capabilities = liveCapabilities(config, SandboxMode.of(config), keyring, db, { schema: pgboss, pollingInterval: "0.5 seconds" })
+    const app = makeApp(config, SandboxMode.of(config), capabilities as Layer.Layer<Capabilities, unknown>).pipe(
       Layer.merge(Layer.succeed(TestApp, TestApp.of({ url: config.publicUrl, config }))),
       Layer.provide(logs === undefined ? Layer.empty : Layer.succeedContext(logs)),
       Layer.provide(Layer.succeed(References.MinimumLogLevel, logs === undefined ? "Warn" : "Info")),

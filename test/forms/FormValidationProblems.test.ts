@@ -7,7 +7,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result, Schema } from "effect"
 import { FormInput } from "../../src/domain/forms/Form.ts"
-import { checkFormBody, issueProblems } from "../../src/services/forms/FormValidation.ts"
+import { issueProblems } from "../../src/domain/forms/FormProblems.ts"
+import { checkFormBody } from "../../src/services/forms/FormValidation.ts"
 import type { FormContext } from "../../src/services/forms/FormValidation.ts"
 import { access, BOARDS, OTHER_ROLE, TEXT } from "./FormFixtures.ts"
 

@@ -12,6 +12,7 @@ import { randomBytes } from "node:crypto"
 import { FormsResponse } from "../../src/domain/forms/Form.ts"
 import type { FormSummary } from "../../src/domain/forms/Form.ts"
 import { liveCapabilities, makeApp } from "../../src/layers/App.ts"
+import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
 import type { Capabilities } from "../../src/layers/App.ts"
 import { ALICE_ID, BOT1_ID, channelId, S1_ID } from "../../src/sandbox/Seed.ts"
 import { generateKey, parseKeyring } from "../../src/services/infra/Cipher.ts"
@@ -41,8 +42,8 @@ const twoApps = (kind: DbKind) =>
     const app = Effect.gen(function*() {
       const port = yield* Effect.promise(freePort)
       const config = testAppConfig(port, { role: "api" })
-      const capabilities = liveCapabilities(config, keyring, db, kind === "postgres" ? { schema } : {})
-      yield* Layer.build(makeApp(config, capabilities as Layer.Layer<Capabilities, unknown>).pipe(
+      const capabilities = liveCapabilities(config, SandboxMode.of(config), keyring, db, kind === "postgres" ? { schema } : {})
+      yield* Layer.build(makeApp(config, SandboxMode.of(config), capabilities as Layer.Layer<Capabilities, unknown>).pipe(
         Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn")),
         Layer.provide(Layer.succeed(DependencyHealth, makeDependencyHealth()))
       ))

@@ -10,6 +10,7 @@ import { Deferred, Effect, Layer, Redacted, References, Schema } from "effect"
 import { PrometheusMetrics } from "effect/observability"
 import { SqlClient } from "effect/sql"
 import { liveCapabilities, makeApp } from "../../src/layers/App.ts"
+import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
 import { DatabaseMetrics } from "../../src/layers/infra/DatabaseMetrics.ts"
 import { ALICE_ID, BOB_ID, BOT1_ID, S1_ID } from "../../src/sandbox/Seed.ts"
 import { generateKey, parseKeyring } from "../../src/services/infra/Cipher.ts"
@@ -24,11 +25,11 @@ const METRICS_TOKEN = "scrape-families"
 const App = Layer.unwrap(Effect.gen(function*() {
   const port = yield* Effect.promise(freePort)
   const config = testAppConfig(port, { metricsToken: Redacted.make(METRICS_TOKEN), rateLimitApiPerMinute: 30 })
-  const capabilities = liveCapabilities(config, parseKeyring(generateKey()), testDb("pglite"), {
+  const capabilities = liveCapabilities(config, SandboxMode.of(config), parseKeyring(generateKey()), testDb("pglite"), {
     pollingInterval: "0.5 seconds",
     superviseInterval: "1 second"
   })
-  return makeApp(config, capabilities).pipe(
+  return makeApp(config, SandboxMode.of(config), capabilities).pipe(
     Layer.merge(Layer.succeed(TestApp, TestApp.of({ url: config.publicUrl, config }))),
     Layer.provide(Layer.succeed(References.MinimumLogLevel, "Error"))
   )

@@ -123,8 +123,8 @@ export class TestApp extends Context.Service<TestApp, {
       const config = testAppConfig(port, options.capabilities === "memory" ? { role: "api", ...options.config } : options.config)
       const capabilities = options.capabilities === "memory"
         ? memoryCapabilities(config)
-        : liveCapabilities(config, parseKeyring(generateKey()), ...jobsDb(options.capabilities.db))
-      return makeApp(config, capabilities as Layer.Layer<Capabilities, unknown>).pipe(
+        : liveCapabilities(config, SandboxMode.of(config), parseKeyring(generateKey()), ...jobsDb(options.capabilities.db))
+      return makeApp(config, SandboxMode.of(config), capabilities as Layer.Layer<Capabilities, unknown>).pipe(
         Layer.merge(Layer.succeed(TestApp, TestApp.of({ url: config.publicUrl, config }))),
         // The access log and start-up lines would drown the test output.
         Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn")),

@@ -22,7 +22,7 @@ export interface PanelOptions {
 }
 
 /** Where the bundle is: beside dist/main.mjs, or dist/panel when running from src/http. */
-const candidates = () => [new URL("./panel/", import.meta.url), new URL("../../dist/panel/", import.meta.url)].map((u) => fileURLToPath(u))
+const candidates = () => [new URL("./panel/", import.meta.url), new URL("../../../dist/panel/", import.meta.url)].map((u) => fileURLToPath(u))
 
 const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/"/g, "&quot;")
 

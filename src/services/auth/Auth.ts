@@ -2,18 +2,14 @@
  * Sign-in and the token lifecycle (decisions.md "Sign-in and tokens"). The gateway is the client of
  * the chat platform's OAuth2 and the authorization server of its own tokens. One service for the
  * auth handlers, built from three pieces: the sign-in redirects (AuthSignIn.ts), the gateway's
- * tokens (AuthTokens.ts) and the platform token of a sign-in (AuthPlatformToken.ts).
- * Requires TokenStore, Cipher, ChatPlatform, AuthSettings.
+ * tokens (AuthTokens.ts) and the platform token of a sign-in (AuthPlatformToken.ts), put together
+ * by AuthLive.ts (the pieces type themselves by this shape; the layer lives apart so no import cycles).
  */
-import { Context, Effect, Layer } from "effect"
-import type { Duration, Redacted } from "effect"
+import { Context } from "effect"
+import type { Duration, Effect, Redacted } from "effect"
 import type { BadRequest, RequestTimeout, ServiceUnavailable, Unauthorized } from "../../domain/infra/Errors.ts"
 import type { Principal } from "../../domain/auth/Principal.ts"
 import type { Success, TokenCheck, TokenResponse } from "../../domain/auth/Token.ts"
-import { makeFamilies } from "./AuthFamily.ts"
-import { makePlatformToken } from "./AuthPlatformToken.ts"
-import { makeSignIn } from "./AuthSignIn.ts"
-import { makeTokenLifecycle } from "./AuthTokens.ts"
 
 /** The sign-in cookie to set on the login answer. */
 export interface SignInCookie {
@@ -80,15 +76,4 @@ export class Auth extends Context.Service<Auth, {
 }>()(
   // Stryker disable next-line StringLiteral: the service's key; any unique string serves
   "gateway/Auth"
-) {
-  static readonly layer = Layer.effect(
-    Auth,
-    Effect.gen(function*() {
-      const families = yield* makeFamilies
-      const signIn = yield* makeSignIn(families)
-      const tokens = yield* makeTokenLifecycle(families)
-      const platform = yield* makePlatformToken(families)
-      return Auth.of({ ...signIn, ...tokens, ...platform })
-    })
-  )
-}
+) {}

@@ -6,11 +6,12 @@
  * checks; every well-formed field still takes part. Each problem has the field's path
  * (`fwd_channel_ids[1]`) and a message that names it.
  */
-import { Result, Schema, SchemaIssue } from "effect"
+import { Result, Schema } from "effect"
 import type { Problem } from "../../domain/infra/Errors.ts"
 import { BOARD_DISABLED, BOARD_NO_TEAM, FormInput } from "../../domain/forms/Form.ts"
 import type { Board } from "../../domain/forms/Form.ts"
 import { SNOWFLAKE } from "../../domain/infra/Ids.ts"
+import { formProblem as problem, issueProblems } from "../../domain/forms/FormProblems.ts"
 import type { PlatformChannel, PlatformRole } from "../platform/ChatPlatform.ts"
 
 /** Chat-platform channel types a form may post to: text (0) and news (5). */
@@ -38,10 +39,6 @@ export type FormParts =
   & Omit<Partial<FormInput>, IdList>
   & { readonly [K in IdList]?: ReadonlyArray<string | undefined> }
 
-const problem = (path: string, message: string): Problem => ({
-  message: `${path}: ${message}`,
-  additionalProperties: { path, in: "payload" }
-})
 
 const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
@@ -49,28 +46,6 @@ const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
 // ---------------------------------------------------------------------------------------------
 // Field schemas
 // ---------------------------------------------------------------------------------------------
-
-/** `["steps", 2, "char_limit"]` → `steps[2].char_limit`. */
-const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
-  path.reduce<string>((acc, key) =>
-    typeof key === "number" ? `${acc}[${key}]` : acc === "" ? String(key) : `${acc}.${String(key)}`, "")
-
-const formatter = SchemaIssue.makeFormatterStandardSchemaV1({
-  leafHook: (issue) =>
-    issue._tag === "MissingKey"
-      ? "is required"
-      : issue._tag === "UnexpectedKey"
-      ? "is one element too many"
-      : SchemaIssue.defaultLeafHook(issue)
-})
-
-/** The problems of a schema failure, one per leaf issue, each at its path. */
-export const issueProblems = (issue: SchemaIssue.Issue): Array<Problem> =>
-  formatter(issue).issues.map((i) => {
-    // Stryker disable next-line ArrayDeclaration,StringLiteral: Effect's formatter always gives a path array of plain property keys (SchemaIssue toDefaultIssues), never undefined nor { key } segments
-    const path = formatPath((i.path ?? []).map((k) => (typeof k === "object" && k !== null ? (k as { key: PropertyKey }).key : k)))
-    return path === "" ? { message: `The body is invalid: ${i.message}` } : problem(path, i.message)
-  })
 
 const decodeForm = Schema.decodeUnknownResult(FormInput)
 
