@@ -9,13 +9,13 @@ import { CurrentPrincipal } from "../../domain/auth/Principal.ts"
 const bearerDoc = HttpApiSecurity.http({ scheme: "bearer" }).pipe(
   HttpApiSecurity.annotate(
     OpenApi.Description,
-    "`Authorization: Bearer <access_token>` or `Authorization: <access_token>` (the bare form is accepted too)."
+    "`Authorization: Bearer <access_token>`. The same token is accepted bare (`authorizationBare`) and in `X-Access-Token` (`accessToken`, `accessTokenBearer`)."
   )
 )
 const accessTokenDoc = HttpApiSecurity.apiKey({ key: "X-Access-Token", in: "header" }).pipe(
   HttpApiSecurity.annotate(
     OpenApi.Description,
-    "`X-Access-Token: <access_token>` or `X-Access-Token: Bearer <access_token>`."
+    "`X-Access-Token: <access_token>`."
   )
 )
 

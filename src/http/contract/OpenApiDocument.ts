@@ -86,6 +86,18 @@ const TOKEN_SCHEME = {
     "`Authorization: <token>` (`Bearer ` optional): the temporary token for POST /auth/idp/token, an access token for /token/check and /token/revoke."
 }
 
+/**
+ * The four header forms of an `/api` access token (domain/auth/AccessToken.ts), each a scheme, so a
+ * validating proxy admits every one: the middleware declares `bearer` and `accessToken`; these are
+ * the bare Authorization value and X-Access-Token's `Bearer ` spelling (an apiKey scheme on the same
+ * header: OpenAPI cannot describe a value's prefix).
+ */
+const API_TOKEN_SCHEMES = {
+  authorizationBare: { type: "apiKey", name: "Authorization", in: "header", description: "`Authorization: <access_token>` (without `Bearer `)." },
+  accessTokenBearer: { type: "apiKey", name: "X-Access-Token", in: "header", description: "`X-Access-Token: Bearer <access_token>`." }
+}
+const API_TOKEN_SECURITY = [{ bearer: [] }, { authorizationBare: [] }, { accessToken: [] }, { accessTokenBearer: [] }]
+
 export const tidy = (spec: Json, options: { readonly publicUrl: string; readonly version: string }): Json => {
   spec.info.version = options.version
   spec.info.license = { name: "MIT", identifier: "MIT" }
@@ -99,6 +111,10 @@ export const tidy = (spec: Json, options: { readonly publicUrl: string; readonly
         op.parameters = params.filter((p) => !(p.in === "header" && p.name.toLowerCase() === "authorization"))
         spec.components.securitySchemes.authToken ??= TOKEN_SCHEME
         op.security = [{ authToken: [] }]
+      }
+      if (Array.isArray(op.security) && op.security.some((s: Json) => "bearer" in s)) {
+        Object.assign(spec.components.securitySchemes, API_TOKEN_SCHEMES)
+        op.security = API_TOKEN_SECURITY
       }
       for (const [status, shared] of Object.entries(SHARED_RESPONSES)) {
         if (shared.methods !== undefined && !shared.methods.includes(method)) continue

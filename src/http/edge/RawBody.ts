@@ -15,7 +15,7 @@ import type { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { BadRequest } from "../../domain/infra/Errors.ts"
 import type { Problem } from "../../domain/infra/Errors.ts"
 import type { Refused } from "../../services/feeds/FeedsBody.ts"
-import { schemaErrorProblems } from "./Envelope.ts"
+import { schemaErrorProblems } from "./SchemaErrorWording.ts"
 
 /** The JSON body (`null` when empty); malformed JSON is `malformed` (a 400), a body over the limit stays the framework's 413. */
 export const jsonBody = (request: HttpServerRequest.HttpServerRequest, malformed: () => BadRequest) =>
