@@ -31,6 +31,7 @@ export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigSh
   trustProxy: false,
   logLevel: "Info",
   logFormat: "json",
+  shutdownGraceMs: 10_000,
   maintenance: false,
   accessTokenTtlSeconds: 3600,
   refreshTokenTtlSeconds: 30 * 24 * 3600,

@@ -27,19 +27,21 @@ for (const kind of dbKinds) {
   )
 
   layer(env, { excludeTestServices: true, timeout: 120_000 })(`Forms with the audit log on another client (${kind})`, (it) => {
-    it.effect("same client, same token; another client, another token (frozen, not the client)", () =>
+    it.effect("same client: the repository writes that log's entries; another client: it does not (tokens frozen, not the client)", () =>
       Effect.gen(function*() {
         const repo = yield* FormsRepo
         const audit = yield* AuditLog
         const sql = yield* SqlClient.SqlClient
         // FormsRepoSql and an AuditLogSql built on the forms' own client.
         const here = yield* Effect.provide(Effect.service(AuditLog), Layer.fresh(AuditLogSql))
-        assert.isDefined(repo.auditStore)
-        assert.strictEqual(here.store, repo.auditStore)
+        assert.isTrue(repo.writesAuditOf!(here))
         assert.isDefined(audit.store)
-        assert.notStrictEqual(audit.store, repo.auditStore)
-        assert.isTrue(Object.isFrozen(repo.auditStore))
-        assert.notStrictEqual(repo.auditStore as unknown, sql)
+        assert.isFalse(repo.writesAuditOf!(audit))
+        assert.notStrictEqual(here.store, audit.store)
+        assert.isTrue(Object.isFrozen(here.store))
+        assert.notStrictEqual(here.store as unknown, sql)
+        // A log without a store (the memory layer, a decorator) is never written by the repository.
+        assert.isFalse(repo.writesAuditOf!({ append: audit.append, query: audit.query }))
       }))
 
     it.effect("create, get, update, delete: each entry is in the audit log's database, none in the forms'", () =>

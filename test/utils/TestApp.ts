@@ -54,6 +54,7 @@ export const testAppConfig = (port: number, overrides: Partial<AppConfigShape> =
   trustProxy: false,
   logLevel: "Warn",
   logFormat: "json",
+  shutdownGraceMs: 10_000,
   maintenance: false,
   accessTokenTtlSeconds: 3600,
   refreshTokenTtlSeconds: 30 * 24 * 3600,

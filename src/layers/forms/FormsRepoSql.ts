@@ -76,7 +76,7 @@ export const FormsRepoSql = Layer.effect(FormsRepo, Effect.gen(function*() {
 
   return FormsRepo.of({
     // AuditLogSql on this same client holds the same token: the entry then goes in our statement.
-    auditStore: auditStoreToken(sql),
+    writesAuditOf: (log) => log.store !== undefined && log.store === auditStoreToken(sql),
     list: (scope) => Effect.map(listSince(scope, undefined), (r) => r.forms ?? []),
     listSince,
     find: (scope, id, audit) =>

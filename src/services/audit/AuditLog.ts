@@ -39,7 +39,7 @@ export interface AuditStore {
 export class AuditLog extends Context.Service<AuditLog, {
   /**
    * Where entries are kept, for a writer able to add them in its own statements (AuditLogSql: its
-   * client's token; FormsRepo.auditStore). A decorator that changes `append` must not pass it on.
+   * client's token; FormsRepo.writesAuditOf). A decorator that changes `append` must not pass it on.
    */
   readonly store?: AuditStore
   readonly append: (entry: AuditEntryInput) => Effect.Effect<void, ServiceUnavailable>

@@ -2,7 +2,7 @@
  * The forms module: what the forms routes do once access to the server is granted. Each write's
  * body is checked by every rule at once (FormValidation: one 400 lists every problem), then stored
  * with its audit entry atomically: in the write's own statement when the repository keeps the audit
- * log too (FormsRepo.auditStore), else in one transaction; single-form reads are audited too
+ * log too (FormsRepo.writesAuditOf), else in one transaction; single-form reads are audited too
  * (decisions.md "Audit logs"). A server holds at most `maxFormsPerServer` forms
  * (FORMS_MAX_PER_SERVER, default 50), counted atomically at insert by the repository.
  * The list is kept per instance with the scope's data version (FormsRepo.listSince) and served
@@ -13,22 +13,19 @@ import { Context, Deferred, Effect, Layer, Option, Result } from "effect"
 import { BadRequest, NotFound } from "../../domain/infra/Errors.ts"
 import type { RequestTimeout, ServiceUnavailable } from "../../domain/infra/Errors.ts"
 import type { EventType } from "../../domain/audit/AuditLog.ts"
-import { BOARD_DISABLED, BOARD_NO_TEAM, FORM_FLAGS, TASKBOARD_OPTIONS, templateDefaults } from "../../domain/forms/Form.ts"
-import type { Board, Form, FormFlag, FormInput, FormSummary, StoredForm } from "../../domain/forms/Form.ts"
+import { BOARD_DISABLED, BOARD_NO_TEAM, TASKBOARD_OPTIONS, templateDefaults } from "../../domain/forms/Form.ts"
+import type { Board, Form, FormSummary, StoredForm } from "../../domain/forms/Form.ts"
 import { isStorableFormId } from "../../domain/infra/Ids.ts"
 import type { Success } from "../../domain/auth/Token.ts"
 import { AuditLog } from "../audit/AuditLog.ts"
 import type { ServerAccess } from "../platform/Directory.ts"
 import { checkFormBody } from "./FormValidation.ts"
 import { formEventString, FormsRepo } from "./FormsRepo.ts"
-import type { FormAudit, FormData, FormScope } from "./FormsRepo.ts"
+import type { FormAudit, FormScope } from "./FormsRepo.ts"
+import { toFormData } from "./FormDefaults.ts"
 import { TaskBoard } from "../taskboard/TaskBoard.ts"
 
 type Upstream = RequestTimeout | ServiceUnavailable
-
-/** Defaults of a written form where the body is silent (decisions.md: PATCH replaces the whole form). */
-export const DEFAULT_COLOR = templateDefaults.color_hex
-export const DEFAULT_CHAR_LIMIT: readonly [number, number] = [1, 2000]
 
 type ListValue = { readonly forms: ReadonlyArray<FormSummary> }
 type ListSinceFn = NonNullable<FormsRepo["Service"]["listSince"]>
@@ -89,10 +86,9 @@ export class Forms extends Context.Service<Forms, {
         eventString: formEventString(eventType, form)
       })
 
-    // The repository writes the entry itself, in the statement of the write, when it keeps the
-    // audit log too (equal AuditStore tokens: SQL on one client): one round trip per request. Else
-    // a transaction joins them.
-    const fused = repo.auditStore !== undefined && repo.auditStore === audit.store
+    // The repository writes the entry itself, in the statement of the write, when it can write this
+    // audit log's entries (SQL on one client): one round trip per request. Else a transaction joins them.
+    const fused = repo.writesAuditOf?.(audit) ?? false
     const entry = (access: ServerAccess, eventType: EventType): FormAudit => ({ actor: access.actor, eventType })
 
     const notFound = (formId: number) =>
@@ -278,34 +274,4 @@ export class Forms extends Context.Service<Forms, {
       })
     })
   }))
-}
-
-/**
- * The form as stored: omitted flags false, colour `#00d084` (lower case, as returned), lists empty,
- * `char_limit` [1, 2000], `alias` and `taskboard_mapping` `""` when unset (null, absent or "").
- */
-export const toFormData = (input: FormInput, realBoards: ReadonlyArray<Board> | undefined): FormData => {
-  const flags = {} as Record<FormFlag, boolean>
-  for (const f of FORM_FLAGS) flags[f] = input[f] === true
-  // `Object.assign`, not a literal that spreads the flags and then adds eight fields: on Node 20
-  // (V8 11) that literal took ~8 µs to build (0.4 µs so); Node 24 builds either in ~0.3 µs.
-  // Same properties, same order.
-  return Object.assign(flags, {
-    title: input.title,
-    color_hex: (input.color_hex ?? DEFAULT_COLOR).toLowerCase(),
-    channel_id: input.channel_id ?? null,
-    fwd_channel_ids: input.fwd_channel_ids ?? [],
-    role_mentions: input.role_mentions ?? [],
-    public_mentions: input.public_mentions ?? [],
-    // Omitted: "integration off" in the words of the server's pairing.
-    taskboard_board: input.taskboard_board ?? (realBoards === undefined ? BOARD_NO_TEAM.id : BOARD_DISABLED.id),
-    steps: (input.steps ?? []).map((s) => ({
-      type: s.type,
-      string: s.string,
-      answers_validation: s.answers_validation ?? [],
-      char_limit: s.char_limit ?? DEFAULT_CHAR_LIMIT,
-      alias: s.alias ?? "",
-      taskboard_mapping: s.taskboard_mapping ?? ""
-    }))
-  })
 }

@@ -1,15 +1,15 @@
 /**
  * Storage of forms and their steps. Every query is scoped to one bot and server, so a form of
  * another server is simply not found. `transaction` lets the Forms service put a write and its
- * audit entry in one transaction (the SQL AuditLog joins the ambient one). A repository whose
- * `auditStore` is the AuditLog's `store` writes the entry itself, in the write's own statement
+ * audit entry in one transaction (the SQL AuditLog joins the ambient one). A repository that
+ * `writesAuditOf` the AuditLog writes the entry itself, in the write's own statement
  * (FormsRepoSql with AuditLogSql on one database: one round trip per write, issue #16).
  * Layers: FormsRepoSql (src/layers/forms/FormsRepoSql.ts), FormsRepoMemory (test/layers).
  */
 import { Context, Schema } from "effect"
 import type { Effect, Option } from "effect"
 import type { EventType } from "../../domain/audit/AuditLog.ts"
-import type { Actor, AuditStore } from "../audit/AuditLog.ts"
+import type { Actor, AuditLog } from "../audit/AuditLog.ts"
 import type { BadRequest, ServiceUnavailable } from "../../domain/infra/Errors.ts"
 import type { FormSummary, Step, StoredForm } from "../../domain/forms/Form.ts"
 
@@ -58,12 +58,12 @@ export class FormsRepo extends Context.Service<FormsRepo, {
    */
   readonly listSince?: (scope: FormScope, known: string | undefined) => Effect.Effect<ListSince, ServiceUnavailable>
   /**
-   * The audit log storage this repository can write entries to in the statement of the read or
-   * write they describe (FormsRepoSql: its client's token, the one AuditLogSql on that client has as
-   * `store`); absent, it cannot (`audit` is ignored).
+   * Whether this repository writes `log`'s entries itself, in the statement of the read or write
+   * they describe (FormsRepoSql: when `log` keeps its entries on the same database client, the
+   * AuditStore token of AuditStoreToken.ts); absent or false, it does not (`audit` is ignored).
    */
-  readonly auditStore?: AuditStore
-  /** With `audit` (see `auditStore`), a found form's read is recorded with it. */
+  readonly writesAuditOf?: (log: AuditLog["Service"]) => boolean
+  /** With `audit` (see `writesAuditOf`), a found form's read is recorded with it. */
   readonly find: (scope: FormScope, id: number, audit?: FormAudit) => Effect.Effect<Option.Option<StoredForm>, ServiceUnavailable>
   /**
    * A string the storage cannot keep (U+0000) is a BadRequest at its path in `data`. With `limit`,
