@@ -56,7 +56,7 @@ export const assertBad = (r: { status: number; body: any }, path: string, label:
 }
 
 // Building the app (PGlite's WebAssembly, the migrations) took over 60 s at a load of 16 on 2 cores
-// (FormsOverHttp.ts); three files now build one each.
+// (FormsHttpFixtures.ts); three files now build one each.
 const app = (db: DbKind) => layer(TestApp.layer({ capabilities: { db } }), { excludeTestServices: true, timeout: 120_000 })
 export type FeedsIt = Parameters<Parameters<ReturnType<typeof app>>[1]>[0]
 

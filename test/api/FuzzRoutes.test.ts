@@ -1,6 +1,6 @@
 /**
  * "Bad input always gets a clear error in the envelope and loses nothing": every operation of the
- * gateway's own OpenAPI document gets a deterministic set of hostile requests (FuzzRoutes.ts) with
+ * gateway's own OpenAPI document gets a deterministic set of hostile requests (FuzzRoutesFixtures.ts) with
  * a valid access token and a User-Agent unless the variant is about those. Every answer: no 5xx
  * (503 only with Retry-After), a status the operation documents or one of the global ones, the
  * exact envelope with a message on every 4xx, an X-Request-Id, an answer within 10 s; no

@@ -1,6 +1,6 @@
 /**
  * The robustness fuzz of FuzzRoutes.test.ts: every operation of the served OpenAPI document, a
- * deterministic set of hostile requests for each (FuzzVariants.ts, seeded by the operation's name), sent over raw
+ * deterministic set of hostile requests for each (FuzzVariantsFixtures.ts, seeded by the operation's name), sent over raw
  * `node:http` (exact request targets: `..`, `%2F`, `%00` and malformed escapes reach the server as
  * written), and the checks every answer must pass (decisions.md "Errors").
  */

@@ -1,5 +1,5 @@
 /**
- * Database round trips of the hot requests (issue #16), counted on the wire (PgWire.ts), on every
+ * Database round trips of the hot requests (issue #16), counted on the wire (PgWireFixtures.ts), on every
  * database kind: a form create, update and delete with their audit entries, audit pages (first,
  * middle, module-filtered, time-filtered), a token resolution and a token check on a cold cache.
  * The layers are the production ones (App.ts): FormsRepoSql + AuditLogSql behind Forms, and

@@ -1,7 +1,7 @@
 /**
  * The chat platform's rate limiter (DiscordRateLimits.ts), issue #19: per-route buckets, the waits
  * they impose and the caller's deadline. Over real HTTP against the gateway's sandbox platform with
- * injected faults (`POST /sandbox/faults`), against a scripted fake (FakeDiscord.ts) where the
+ * injected faults (`POST /sandbox/faults`), against a scripted fake (DiscordFixtures.ts) where the
  * sandbox cannot answer the case (a 429 without a JSON body, two routes of one bucket hash), and the
  * limiter alone on the test clock. Most cases give the call a short wait budget, so a wait that would
  * outlast it is answered at once with 503 + Retry-After, and "was it sent?" is read from the server's

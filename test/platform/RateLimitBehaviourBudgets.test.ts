@@ -2,9 +2,9 @@
  * The chat platform's rate limiter (DiscordRateLimits.ts), issue #19: the global limit (a token's
  * requests per second, and a global 429's pause) and the invalid-request budget (401, 403 and
  * non-shared 429 answers). Over real HTTP against the sandbox platform with injected faults, against a
- * scripted fake (FakeDiscord.ts) for answers the sandbox does not give (a `shared` 429, a bare global
+ * scripted fake (DiscordFixtures.ts) for answers the sandbox does not give (a `shared` 429, a bare global
  * 429), and the limiter alone on the test clock for the defaults. "Was it sent?" is read from the
- * server's call counts: no timing assertions. Shared setup: RateLimitHarness.ts.
+ * server's call counts: no timing assertions. Shared setup: RateLimitFixtures.ts.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Context, Effect, Fiber, Layer, Redacted } from "effect"

@@ -1,7 +1,7 @@
 /**
  * The chat platform's rate limiter (DiscordRateLimits.ts), issue #19: when the shared counter store
  * (Redis) fails, limits are counted in memory and the outage is reported; and every upstream answer
- * is counted in the metrics. Shared setup: RateLimitHarness.ts.
+ * is counted in the metrics. Shared setup: RateLimitFixtures.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer, Metric, Redacted } from "effect"

@@ -1,7 +1,7 @@
 /**
  * Shared setup of the RateLimitBehaviour*.test.ts files (the chat platform's rate limiter, issue #19):
  * clients against the sandbox platform (with its fault injection and call counts), against a
- * scripted fake (FakeDiscord.ts), and the limiter alone for the test clock. Nothing here holds
+ * scripted fake (DiscordFixtures.ts), and the limiter alone for the test clock. Nothing here holds
  * state between files: every client, limiter and key prefix is made per test.
  */
 import { Context, Effect, Layer, Redacted } from "effect"
