@@ -3,7 +3,7 @@
 // `npx stryker run` also works with this file: one run over the whole set, one report.
 
 // The sign-in and token tests (several files share the token service's code).
-const auth = ["AuthSignIn", "AuthTokens", "AuthPlatformToken", "AuthHttp", "AtRest", "SandboxSignIn", "SignInEdges", "SignInQuery", "PlatformToken", "PlatformTokenHttp", "RefreshRace", "AuthFamilyMutation", "AuthTokensMutation", "PlatformTokenMutation", "SignInMutation"]
+const auth = ["AuthSignIn", "AuthTokens", "AuthPlatformToken", "AuthHttp", "AtRest", "SandboxSignIn", "SignInEdges", "SignInQuery", "PlatformToken", "PlatformTokenHttp", "RefreshRace", "AuthFamily", "AuthTokensAnswers", "PlatformTokenAcrossInstances", "SignInRefusals"]
   .map((name) => `test/auth/${name}.test.ts`)
   // The kept check answers (AuthTokens' memo by answer object) are pinned there.
   .concat(["test/perf/HotPathAuthCheck.test.ts"])
@@ -14,41 +14,42 @@ const auth = ["AuthSignIn", "AuthTokens", "AuthPlatformToken", "AuthHttp", "AtRe
  * "file.ts:A..B", from the exported declaration of A to the end of the last exported declaration of B.
  */
 export const targets = {
-  "src/services/Auth*.ts": auth,
+  "src/services/auth/Auth*.ts": auth,
   // The token policy (a refresh token presented again: raced or reused) is TokenStore.fromStorage.
-  "src/services/TokenStore.ts:TokenStorage..TokenStore": ["test/auth/TokenPolicyMutation.test.ts", "test/contracts/TokenStore.test.ts", "test/auth/RefreshRace.test.ts"],
+  "src/services/auth/TokenStore.ts:TokenStorage..TokenStore": ["test/auth/TokenPolicy.test.ts", "test/contracts/TokenStore.test.ts", "test/auth/RefreshRace.test.ts"],
   // The token cache in front of the store: what it keeps, and that an ended token is never answered from it.
-  "src/layers/cache/TokenStoreCached.ts": ["TokenStoreCached", "TokenStoreCachedMutation", "TokenStoreCachedBounds"].map((n) => `test/auth/${n}.test.ts`)
+  "src/layers/auth/TokenStoreCached.ts": ["TokenStoreCached", "TokenStoreCachedEdges", "TokenStoreCachedBounds"].map((n) => `test/auth/${n}.test.ts`)
     .concat(["test/contracts/TokenStore.test.ts", "test/perf/HotPathAuthCheck.test.ts"]),
   // What a revocation notification names, and what the cache makes of one it hears.
-  "src/layers/sql/TokenStoreListener.ts:revocationPayload..applyRevocations": ["test/auth/TokenStoreCached.test.ts"],
-  "src/services/Pkce.ts": ["test/auth/PkceMutation.test.ts", "test/auth/AuthSignIn.test.ts", "test/auth/AuthTokens.test.ts", "test/auth/AuthPlatformToken.test.ts", "test/auth/SignInEdges.test.ts"],
-  "src/domain/AccessToken.ts": ["test/auth/AccessTokenMutation.test.ts", "test/auth/AuthSignIn.test.ts", "test/auth/AuthTokens.test.ts", "test/auth/AuthPlatformToken.test.ts", "test/auth/SignInEdges.test.ts", "test/api/Envelope.test.ts"],
-  "src/services/RedirectAllowlist.ts": ["test/auth/RedirectAllowlistMutation.test.ts", "test/auth/RedirectAllowlist.test.ts", "test/auth/AuthSignIn.test.ts", "test/auth/AuthTokens.test.ts", "test/auth/AuthPlatformToken.test.ts"],
-  "src/services/AuditQuery.ts": ["test/audit/AuditQueryMutation.test.ts", "test/audit/AuditQuery.test.ts", "test/contracts/AuditLog.test.ts"],
-  "src/services/FormValidation.ts": ["test/forms/FormValidation.test.ts", "test/forms/FormValidationEdges.test.ts", "test/forms/FormsApi.test.ts", "test/forms/FormValidationMutation.test.ts"],
+  "src/layers/auth/TokenStoreListener.ts:revocationPayload..applyRevocations": ["test/auth/TokenStoreCached.test.ts"],
+  "src/services/auth/Pkce.ts": ["test/auth/Pkce.test.ts", "test/auth/AuthSignIn.test.ts", "test/auth/AuthTokens.test.ts", "test/auth/AuthPlatformToken.test.ts", "test/auth/SignInEdges.test.ts"],
+  "src/domain/auth/AccessToken.ts": ["test/auth/AccessToken.test.ts", "test/auth/AuthSignIn.test.ts", "test/auth/AuthTokens.test.ts", "test/auth/AuthPlatformToken.test.ts", "test/auth/SignInEdges.test.ts", "test/api/Envelope.test.ts"],
+  "src/services/auth/RedirectAllowlist.ts": ["test/auth/RedirectAllowlistSpellings.test.ts", "test/auth/RedirectAllowlist.test.ts", "test/auth/AuthSignIn.test.ts", "test/auth/AuthTokens.test.ts", "test/auth/AuthPlatformToken.test.ts"],
+  "src/services/audit/AuditQuery.ts": ["test/audit/AuditQueryParsing.test.ts", "test/audit/AuditQuery.test.ts", "test/contracts/AuditLog.test.ts"],
+  "src/services/forms/FormValidation.ts": ["test/forms/FormValidation.test.ts", "test/forms/FormValidationEdges.test.ts", "test/forms/FormsApi.test.ts", "test/forms/FormValidationProblems.test.ts"],
+  "src/domain/forms/FormProblems.ts": ["test/forms/FormValidationProblems.test.ts", "test/forms/FormValidation.test.ts", "test/forms/FormsApi.test.ts"],
   // Only the input schemas and their rules; the rest of Form.ts is output wire shapes.
-  "src/domain/Form.ts:StepType..FormInput": ["test/forms/FormValidation.test.ts", "test/forms/FormValidationEdges.test.ts", "test/forms/FormsApi.test.ts", "test/forms/FormInputMutation.test.ts", "test/forms/FormValidationMutation.test.ts"],
+  "src/domain/forms/Form.ts:StepType..FormInput": ["test/forms/FormValidation.test.ts", "test/forms/FormValidationEdges.test.ts", "test/forms/FormsApi.test.ts", "test/forms/FormInputBounds.test.ts", "test/forms/FormValidationProblems.test.ts"],
   // (DiscordGlobalBudget.test.ts is left out for time: RateLimitBehaviourBudgets pins the budget's arithmetic.)
   // The rate limiter: its layer (DiscordRateLimits.ts) and its stateless arithmetic (DiscordRateLimitRules.ts).
-  "src/layers/discord/DiscordRateLimit*.ts": ["RateLimitBehaviourBuckets", "RateLimitBehaviourBudgets", "RateLimitBehaviourStoreMetrics", "RateLimitMutation2", "DiscordChatPlatform", "DiscordSandbox"].map((n) => `test/discord/${n}.test.ts`),
-  "src/services/Cipher.ts": ["test/crypto/CipherMutation.test.ts", "test/crypto/Cipher.test.ts", "test/auth/AuthSignIn.test.ts", "test/auth/AuthTokens.test.ts", "test/auth/AuthPlatformToken.test.ts", "test/auth/PlatformToken.test.ts"],
+  "src/layers/platform/discord/DiscordRateLimit*.ts": ["RateLimitBehaviourBuckets", "RateLimitBehaviourBudgets", "RateLimitBehaviourStoreMetrics", "RateLimitRefusals", "DiscordChatPlatform", "DiscordSandbox"].map((n) => `test/platform/${n}.test.ts`),
+  "src/services/infra/Cipher.ts": ["test/infra/CipherKeyring.test.ts", "test/infra/Cipher.test.ts", "test/auth/AuthSignIn.test.ts", "test/auth/AuthTokens.test.ts", "test/auth/AuthPlatformToken.test.ts", "test/auth/PlatformToken.test.ts"],
   // Delivery (#14): what is posted (filters, renderer), whether it was already (dedup: Select's
   // "already posted" and the item id), and the posting itself.
-  "src/services/delivery/Filters.ts": ["test/delivery/Filters.test.ts", "test/delivery/Select.test.ts", "test/delivery/FiltersMutation.test.ts"],
-  "src/services/delivery/Render.ts": ["test/delivery/Render.test.ts", "test/delivery/Timestamp.test.ts", "test/delivery/Select.test.ts", "test/delivery/RenderMutation.test.ts"],
-  "src/services/delivery/Select.ts": ["test/delivery/Select.test.ts", "test/delivery/SelectMutation.test.ts"],
-  "src/services/delivery/Item.ts": ["test/delivery/Text.test.ts", "test/delivery/ItemMutation.test.ts", "test/delivery/Select.test.ts", "test/delivery/Render.test.ts", "test/delivery/Filters.test.ts"],
-  "src/services/DeliveryPost.ts": ["test/delivery/DeliveryPostMutation.test.ts", "test/delivery/DeliveryReconcileMutation.test.ts", "test/delivery/DeliverySteps.test.ts", "test/delivery/DeliveryWorkers.test.ts", "test/delivery/WebhookRefusals.test.ts"],
+  "src/services/delivery/render/Filters.ts": ["test/delivery/Filters.test.ts", "test/delivery/Select.test.ts", "test/delivery/FiltersEdges.test.ts"],
+  "src/services/delivery/render/Render.ts": ["test/delivery/Render.test.ts", "test/delivery/Timestamp.test.ts", "test/delivery/Select.test.ts", "test/delivery/RenderEdges.test.ts"],
+  "src/services/delivery/render/Select.ts": ["test/delivery/Select.test.ts", "test/delivery/SelectAgeCutoff.test.ts"],
+  "src/services/delivery/render/Item.ts": ["test/delivery/Text.test.ts", "test/delivery/Item.test.ts", "test/delivery/Select.test.ts", "test/delivery/Render.test.ts", "test/delivery/Filters.test.ts"],
+  "src/services/delivery/DeliveryPost.ts": ["test/delivery/DeliveryPost.test.ts", "test/delivery/DeliveryReconcile.test.ts", "test/delivery/DeliverySteps.test.ts", "test/delivery/DeliveryWorkers.test.ts", "test/delivery/WebhookRefusals.test.ts"],
   // An unanswered send looked for in its channel (#30 item 5).
-  "src/services/DeliveryReconcile.ts": ["test/delivery/DeliveryReconcileMutation.test.ts", "test/delivery/UncertainSend.test.ts", "test/delivery/DeliverySteps.test.ts"],
-  // When sources are polled: a first poll once, a refresh always, the keyed "now" poll and its re-read.
+  "src/services/delivery/DeliveryReconcile.ts": ["test/delivery/DeliveryReconcile.test.ts", "test/delivery/UncertainSend.test.ts", "test/delivery/DeliverySteps.test.ts"],
   // The gateway's own limits through an outage of the shared counters (#30): this instance's counters and
   // their carry, countRequest's paths through them, and the Redis carry script (needs TEST_REDIS_URL).
-  "src/http/RateLimitFallback.ts": ["test/api/RateLimitFallback.test.ts", "test/api/RateLimitOutageCounts.test.ts"],
-  "src/http/RateLimit.ts": ["test/api/RateLimitOutageCounts.test.ts", "test/api/RateLimit.test.ts"],
-  "src/layers/cache/RateLimitCarryRedis.ts": ["test/api/RateLimitCarryRedis.test.ts"],
-  "src/services/DeliveryScheduling.ts": ["test/delivery/SchedulingMutation.test.ts", "test/delivery/StartAfterOutage.test.ts", "test/delivery/PollNow.test.ts", "test/delivery/PollNowRace.test.ts", "test/delivery/PollSlot.test.ts", "test/delivery/DeliverySteps.test.ts", "test/delivery/DeliveryWorkers.test.ts"]
+  "src/http/edge/RateLimitFallback.ts": ["test/api/RateLimitFallback.test.ts", "test/api/RateLimitOutageCounts.test.ts"],
+  "src/http/edge/RateLimit.ts": ["test/api/RateLimitOutageCounts.test.ts", "test/api/RateLimit.test.ts"],
+  "src/layers/infra/RateLimitCarryRedis.ts": ["test/api/RateLimitCarryRedis.test.ts"],
+  // When sources are polled: a first poll once, a refresh always, the keyed "now" poll and its re-read.
+  "src/services/delivery/DeliveryScheduling.ts": ["test/delivery/Scheduling.test.ts", "test/delivery/StartAfterOutage.test.ts", "test/delivery/PollNow.test.ts", "test/delivery/PollNowRace.test.ts", "test/delivery/PollSlot.test.ts", "test/delivery/DeliverySteps.test.ts", "test/delivery/DeliveryWorkers.test.ts"]
 }
 
 /** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */

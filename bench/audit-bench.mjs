@@ -1,4 +1,4 @@
-// Benchmarks the audit log read as it ships: src/layers/sql/AuditLogSql.ts (bundled on the fly by
+// Benchmarks the audit log read as it ships: src/layers/audit/AuditLogSql.ts (bundled on the fly by
 // audit-bundle.mjs) against the schema seeded by audit-seed.mjs. For each scenario: N sequential
 // requests (BENCH_N, default 200) after 20 warm-up requests, median and p99 in ms, and the process RSS.
 // Each scenario's page_max is checked once against an exact COUNT(*), and one deep page against the

@@ -1,4 +1,4 @@
-// Bundles the audit code that ships (src/layers/sql/AuditLogSql.ts, AuditBuckets.ts, migrations 0001 and 0004) into one
+// Bundles the audit code that ships (src/layers/audit/AuditLogSql.ts, AuditBuckets.ts, migrations 0001 and 0004) into one
 // temporary ESM file, so the bench runs exactly the production SQL on Node 20 (which cannot load .ts).
 import { build } from "esbuild"
 import { mkdtempSync, writeFileSync } from "node:fs"
@@ -10,11 +10,11 @@ const root = fileURLToPath(new URL("..", import.meta.url))
 
 export const loadAudit = async () => {
   const entry = `
-    export { AuditLog } from "./src/services/AuditLog.ts"
-    export { AuditLogSql } from "./src/layers/sql/AuditLogSql.ts"
+    export { AuditLog } from "./src/services/audit/AuditLog.ts"
+    export { AuditLogSql } from "./src/layers/audit/AuditLogSql.ts"
     export { default as migration0001 } from "./src/layers/migrations/0001_initial.ts"
     export { default as migration0004 } from "./src/layers/migrations/0004_audit.ts"
-    export { AUDIT_COUNT_MODULES, AUDIT_DENSE, AUDIT_LEVEL_SECONDS } from "./src/layers/sql/AuditBuckets.ts"
+    export { AUDIT_COUNT_MODULES, AUDIT_DENSE, AUDIT_LEVEL_SECONDS } from "./src/layers/audit/AuditBuckets.ts"
     export { PgClient } from "@effect/sql-pg"
     export { Effect, Layer, Redacted } from "effect"
     export { Reactivity } from "effect/reactivity"

@@ -205,7 +205,7 @@ const pool = async (items, n, f) => {
   }))
 }
 
-// ---- the slot of a source (services/DeliveryQueues.ts: slotOffset, nextSlot) ----------------------
+// ---- the slot of a source (services/delivery/DeliveryQueues.ts: slotOffset, nextSlot) ----------------------
 
 const slotOffset = (module, identifier, interval) =>
   Number(createHash("sha256").update(`${module}:${identifier}`).digest().readBigUInt64BE(0) % BigInt(interval))

@@ -83,7 +83,7 @@ export const heapSpaces = async (child, file) => {
  * on Node 24 (V8 13.6) a page freed by a full GC or a shrinking new space goes to V8's page pool, stays
  * resident, and is reused only by new space; the pool is emptied only by a memory-reducing GC (the
  * memory reducer's, which waits until V8 judges the young, old and embedder allocation rates low:
- * `--trace-memory-reducer --trace-mutator-utilization`; src/layers/runtime/MemoryReducerNudge.ts says
+ * `--trace-memory-reducer --trace-mutator-utilization`; src/layers/infra/MemoryReducerNudge.ts says
  * why it never did on Node 24). So a Node 24 RSS right after load holds the heap's peak since the last
  * such GC. `--trace-gc` prints the pool as `pooled: N MB`. Node 20's V8 unmaps such pages instead.
  */

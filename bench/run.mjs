@@ -247,7 +247,7 @@ const formBody = JSON.stringify({
 const auditConstants = async () => {
   const { build } = await import("esbuild")
   const out = await build({
-    stdin: { contents: `export { AUDIT_COUNT_MODULES, AUDIT_DENSE } from "./src/layers/sql/AuditBuckets.ts"`, resolveDir: root, loader: "ts" },
+    stdin: { contents: `export { AUDIT_COUNT_MODULES, AUDIT_DENSE } from "./src/layers/audit/AuditBuckets.ts"`, resolveDir: root, loader: "ts" },
     bundle: true, platform: "node", format: "esm", write: false, logLevel: "warning"
   })
   const file = join(workDir, "audit-constants.mjs")

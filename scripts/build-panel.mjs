@@ -1,5 +1,5 @@
 // Bundles the control panel (src/panel) for browsers with esbuild: dist/panel/app.js and app.css,
-// minified, no CDN. The server (src/http/PanelPage.ts) reads them, hashes them into their URLs and
+// minified, no CDN. The server (src/http/server/PanelPage.ts) reads them, hashes them into their URLs and
 // compresses them. Skipped when current, like scripts/build.mjs (`--force` or BUILD_FORCE=1 builds).
 // Run by scripts/build.mjs, so `npm start` builds it; the panel's tests run it too.
 import { build } from "esbuild"

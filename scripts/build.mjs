@@ -68,7 +68,7 @@ if (current()) {
     outExtension: { ".js": ".mjs" },
     ...serverBundleOptions,
     // Chunks beside the entries (not in a folder): import.meta.url means the same directory in every
-    // output (http/PanelPage.ts finds dist/panel from it).
+    // output (http/server/PanelPage.ts finds dist/panel from it).
     splitting: true,
     chunkNames: "[name]-[hash]",
     metafile: true,

@@ -2,7 +2,7 @@
  * Operator commands: `npm run cli -- bots add --token … | bots list | bots remove <id>`,
  * `taskboard pair <serverId> --team … --key … --token … | unpair <serverId>`, `keys reencrypt`.
  * `--help` on any command shows its arguments and flags. A running gateway sees bot changes within
- * 5 s (the registry's TTL, layers/sql/BotsSql.ts) and pairing changes at its next request.
+ * 5 s (the registry's TTL, layers/platform/BotsSql.ts) and pairing changes at its next request.
  * An operator's mistake is one line on stderr, never a stack: exit 1 for a refusal (unknown id, a
  * token the platform refuses, the database or the platform unreachable), 2 for the configuration or
  * the command line. `LOG_LEVEL=Debug` adds the full cause.
@@ -11,22 +11,21 @@ import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Cause, Console, Effect, Layer, Redacted, References, Schema } from "effect"
 import { Argument, CliOutput, Command, Flag } from "effect/cli"
 import { FetchHttpClient } from "effect/http"
-import { existsSync, readFileSync } from "node:fs"
-import { join } from "node:path"
 import { loadConfig } from "./layers/config/AppConfig.ts"
-import type { AppConfigShape } from "./layers/config/AppConfig.ts"
-import { BotsSql } from "./layers/sql/BotsSql.ts"
-import { DatabaseLive } from "./layers/sql/Database.ts"
-import { TaskboardPairingsSql } from "./layers/sql/TaskboardPairingsSql.ts"
-import { ChatPlatformDiscord } from "./layers/discord/ChatPlatformDiscord.ts"
+import { keyringOf } from "./layers/config/KeyringFile.ts"
+import { operatorSettings } from "./layers/config/OperatorSettings.ts"
+import { BotsSql } from "./layers/platform/BotsSql.ts"
+import { DatabaseLive } from "./layers/infra/Database.ts"
+import { TaskboardPairingsSql } from "./layers/taskboard/TaskboardPairingsSql.ts"
+import { ChatPlatformDiscord } from "./layers/platform/discord/ChatPlatformDiscord.ts"
 import { SandboxMode } from "./sandbox/SandboxMode.ts"
-import { Bots } from "./services/Bots.ts"
-import { ChatPlatform } from "./services/ChatPlatform.ts"
-import { Cipher, parseKeyring } from "./services/Cipher.ts"
-import { reencryptAll } from "./layers/sql/Reencrypt.ts"
-import { TaskboardPairings } from "./services/TaskboardPairings.ts"
+import { Bots } from "./services/platform/Bots.ts"
+import { ChatPlatform } from "./services/platform/ChatPlatform.ts"
+import { Cipher } from "./services/infra/Cipher.ts"
+import { reencryptAll } from "./layers/infra/Reencrypt.ts"
+import { TaskboardPairings } from "./services/taskboard/TaskboardPairings.ts"
 
-import { VERSION } from "./domain/Version.ts"
+import { VERSION } from "./domain/infra/Version.ts"
 
 /** A refusal the operator can act on: printed as one line, exit 1 (2 for configuration). */
 class OperatorError extends Error {
@@ -35,22 +34,12 @@ class OperatorError extends Error {
   }
 }
 
-const keyringOf = (config: AppConfigShape) =>
-  Effect.try({
-    try: () => {
-      if (config.keyring !== undefined) return config.keyring
-      const file = join(config.dataDir, "token-encryption.key")
-      if (!existsSync(file)) throw new Error(`TOKEN_ENCRYPTION_KEY is not set and ${config.dataDir} has no sandbox key yet (start the gateway once, or set TOKEN_ENCRYPTION_KEY)`)
-      return parseKeyring(readFileSync(file, "utf8").trim())
-    },
-    catch: (e) => new OperatorError(e instanceof Error ? e.message : String(e), 2)
-  })
-
 /** Database, cipher, registry and the platform client, from the same configuration as the server. */
 const Env = Layer.unwrap(Effect.gen(function*() {
   const config = yield* loadConfig
   const db = DatabaseLive({ url: config.databaseUrl, dataDir: config.dataDir, maxConnections: config.databasePoolSize, applicationName: "gateway-cli" })
-  const cipher = Cipher.layer(yield* keyringOf(config))
+  const keyring = yield* keyringOf(config, { generate: false }).pipe(Effect.mapError((e) => new OperatorError(e.message, 2)))
+  const cipher = Cipher.layer(keyring)
   const base = Layer.mergeAll(BotsSql, TaskboardPairingsSql).pipe(Layer.provideMerge(cipher), Layer.provideMerge(db))
   const chat = ChatPlatformDiscord.layer(SandboxMode.of(config).platform).pipe(Layer.provide(FetchHttpClient.layer))
   return Layer.mergeAll(base, chat)
@@ -164,19 +153,7 @@ const PARSE_ERRORS = new Set([
   "UnknownSubcommand", "UnrecognizedOption", "ValidationError", "ShowHelp"
 ])
 
-/** `postgres://user:secret@db:5432/app` → `db:5432/app`: where, without credentials. */
-const databaseAt = () => {
-  const raw = process.env.DATABASE_URL
-  if (raw === undefined || raw.trim() === "") return `the embedded database in ${process.env.DATA_DIR ?? "./.data"}`
-  try {
-    const u = new URL(raw)
-    return `DATABASE_URL (${u.hostname}${u.port === "" ? "" : `:${u.port}`}${u.pathname})`
-  } catch {
-    return "DATABASE_URL"
-  }
-}
-
-const messageOf = (e: unknown): { readonly line: string; readonly exitCode: number } => {
+const messageOf = (e: unknown, databaseAt: string): { readonly line: string; readonly exitCode: number } => {
   if (e instanceof OperatorError) return { line: e.message, exitCode: e.exitCode }
   const o = (typeof e === "object" && e !== null ? e : {}) as {
     readonly _tag?: string
@@ -193,10 +170,10 @@ const messageOf = (e: unknown): { readonly line: string; readonly exitCode: numb
       return { line: `configuration error: ${message}`, exitCode: 2 }
     case "SqlError": {
       const reason = o.reason?._tag === undefined ? message : `${o.reason._tag}: ${o.reason.message ?? message}`
-      return { line: `cannot use ${databaseAt()}: ${reason}`, exitCode: 1 }
+      return { line: `cannot use ${databaseAt}: ${reason}`, exitCode: 1 }
     }
     case "MigrationError":
-      return { line: `cannot migrate ${databaseAt()}: ${message}`, exitCode: 1 }
+      return { line: `cannot migrate ${databaseAt}: ${message}`, exitCode: 1 }
     case "PlatformRejected":
       return {
         line: o.status === 401
@@ -205,22 +182,20 @@ const messageOf = (e: unknown): { readonly line: string; readonly exitCode: numb
         exitCode: 1
       }
     case "UserError":
-      return messageOf(o.cause)
+      return messageOf(o.cause, databaseAt)
   }
   // The domain errors (ServiceUnavailable, RequestTimeout, …) carry their text in `problems`.
   if (Array.isArray(o.problems) && o.problems.length > 0) {
     return { line: o.problems.map((p) => p.message).join("; "), exitCode: 1 }
   }
   if (e instanceof Error && /ECONNREFUSED|ENOTFOUND|connect/i.test(message)) {
-    return { line: `cannot use ${databaseAt()}: ${message}`, exitCode: 1 }
+    return { line: `cannot use ${databaseAt}: ${message}`, exitCode: 1 }
   }
   return { line: o._tag !== undefined && message === "" ? o._tag : message, exitCode: 1 }
 }
 
-const verbose = () => /^(trace|debug|all)$/i.test(process.env.LOG_LEVEL ?? "")
-
 const report = (cause: Cause.Cause<unknown>) =>
-  Effect.sync(() => {
+  Effect.flatMap(operatorSettings, (settings) => Effect.sync(() => {
     const failure = Cause.findErrorOption(cause)
     const error = failure._tag === "Some" ? failure.value : Cause.squash(cause)
     const tag = (error as { readonly _tag?: string } | null)?._tag
@@ -230,11 +205,11 @@ const report = (cause: Cause.Cause<unknown>) =>
       process.exitCode = tag === "ShowHelp" && (errors === undefined || errors.length === 0) ? 0 : 2
       return
     }
-    const { exitCode, line } = messageOf(error)
+    const { exitCode, line } = messageOf(error, settings.databaseAt)
     process.stderr.write(`error: ${line.split("\n")[0]}\n`)
-    if (verbose()) process.stderr.write(`${Cause.pretty(cause)}\n`)
+    if (settings.verbose) process.stderr.write(`${Cause.pretty(cause)}\n`)
     process.exitCode = exitCode
-  })
+  }))
 
 /** A mistyped command line: one line per problem and where the usage is, instead of the whole help page. */
 const Presenter = CliOutput.layerPresenter({
@@ -247,16 +222,10 @@ const Presenter = CliOutput.layerPresenter({
       : CliOutput.defaultPresenter.present(event)
 })
 
-// Operators see their answer and errors, not the services' warnings (LOG_LEVEL=Warn or lower shows them).
-const logLevel = (() => {
-  const level = (process.env.LOG_LEVEL ?? "").toLowerCase()
-  const levels = { trace: "Trace", debug: "Debug", info: "Info", warn: "Warn", warning: "Warn", error: "Error", all: "All" } as const
-  return level in levels ? levels[level as keyof typeof levels] : "Error"
-})()
-
 Command.run(cli, { version: VERSION }).pipe(
   Effect.catchCause(report),
   Effect.provide([NodeServices.layer, Presenter]),
-  Effect.provideService(References.MinimumLogLevel, logLevel),
+  // Operators see their answer and errors, not the services' warnings (LOG_LEVEL=Warn or lower shows them).
+  Effect.provideServiceEffect(References.MinimumLogLevel, Effect.map(operatorSettings, (s) => s.logLevel)),
   NodeRuntime.runMain({ disableErrorReporting: true })
 )

@@ -16,7 +16,7 @@
  *   the memory store with its RateLimit headers), served by the gateway's `serve` (NodeEdge).
  *   The only stand-in: the store under the token cache is a Map instead of SQL (S1 hits the cache;
  *   the store is read once per token per 5 s). The handler reads the principal and answers S1's
- *   bytes: what S1 adds on top is the directory's work (services/DirectoryLive.ts).
+ *   bytes: what S1 adds on top is the directory's work (services/platform/DirectoryLive.ts).
  * Both run as the gateway does with no OTLP endpoint: tracing off, no per-request logger, the log
  * level of the bench (Warn: no access line).
  */
@@ -29,17 +29,18 @@ import { RateLimiter } from "effect/persistence"
 import { createHash } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { createServer } from "node:http"
-import type { UserId } from "../../src/domain/Ids.ts"
-import { ModulesResponse } from "../../src/domain/Platform.ts"
-import { moduleErrors, serverParams } from "../../src/http/ApiParams.ts"
-import { AuthorizationLive } from "../../src/http/AuthorizationLive.ts"
-import { GlobalMiddleware, SchemaErrorsLive } from "../../src/http/Envelope.ts"
-import { HttpSettings } from "../../src/http/HttpSettings.ts"
-import { Authorization, CurrentPrincipal, SchemaErrors } from "../../src/http/Middleware.ts"
-import { serve } from "../../src/http/Server.ts"
-import { TokenStoreCached } from "../../src/layers/cache/TokenStoreCached.ts"
-import { TokenStore } from "../../src/services/TokenStore.ts"
-import type { TokenStoreShape } from "../../src/services/TokenStore.ts"
+import type { UserId } from "../../src/domain/infra/Ids.ts"
+import { ModulesResponse } from "../../src/domain/platform/Platform.ts"
+import { moduleErrors, serverParams } from "../../src/http/contract/ApiParams.ts"
+import { AuthorizationLive } from "../../src/http/edge/AuthorizationLive.ts"
+import { GlobalMiddleware } from "../../src/http/edge/GlobalMiddleware.ts"
+import { SchemaErrorsLive } from "../../src/http/edge/SchemaErrorsLive.ts"
+import { HttpSettings } from "../../src/http/edge/HttpSettings.ts"
+import { Authorization, CurrentPrincipal, SchemaErrors } from "../../src/http/contract/Middleware.ts"
+import { serve } from "../../src/http/server/Server.ts"
+import { TokenStoreCached } from "../../src/layers/auth/TokenStoreCached.ts"
+import { TokenStore } from "../../src/services/auth/TokenStore.ts"
+import type { TokenStoreShape } from "../../src/services/auth/TokenStore.ts"
 
 interface FloorConfig {
   readonly mode: string

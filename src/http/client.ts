@@ -6,29 +6,31 @@
  *   const { modules } = yield* client.general.modules({ params: { appClientId: BotId.make(bot), serverId: ServerId.make(server) } })
  *
  * Errors arrive as the domain error classes (BadRequest, Unauthorized, …) decoded from the envelope.
- * Only `effect` may be imported here and in the files it reaches (src/http/Api.ts, Middleware.ts,
+ * Only `effect` may be imported here and in the files it reaches (src/http/contract/Api.ts, Middleware.ts,
  * src/domain/*): the package depends on nothing else.
  */
 import { Effect, Layer } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { HttpApiClient, HttpApiMiddleware } from "effect/http-api"
-import { Api } from "./Api.ts"
-import { Authorization, AuthRateLimit } from "./Middleware.ts"
-import { retrying, withIdempotencyKey } from "./ClientRetry.ts"
-import type { RetryOptions } from "./ClientRetry.ts"
+import { Api } from "./contract/Api.ts"
+import { Authorization, AuthRateLimit } from "./contract/Middleware.ts"
+import { retrying, withIdempotencyKey } from "./contract/ClientRetry.ts"
+import type { RetryOptions } from "./contract/ClientRetry.ts"
 
 // The contract, its resources' schemas, the branded id constructors and the error classes.
 export { Api }
-export { Authorization, AuthRateLimit, Idempotency, SchemaErrors } from "./Middleware.ts"
-export type { RetryOptions } from "./ClientRetry.ts"
-export * from "../domain/AuditLog.ts"
-export * from "../domain/Errors.ts"
-export * from "../domain/Feed.ts"
-export * from "../domain/FeedStatus.ts"
-export * from "../domain/Form.ts"
-export * from "../domain/Ids.ts"
-export * from "../domain/Platform.ts"
-export * from "../domain/Token.ts"
+export { Authorization, AuthRateLimit, Idempotency, SchemaErrors } from "./contract/Middleware.ts"
+export type { RetryOptions } from "./contract/ClientRetry.ts"
+export * from "../domain/audit/AuditLog.ts"
+export * from "../domain/infra/Errors.ts"
+export * from "../domain/feeds/Feed.ts"
+export * from "../domain/feeds/FeedStatus.ts"
+export * from "../domain/forms/Form.ts"
+export { issueProblems } from "../domain/forms/FormProblems.ts"
+export * from "../domain/insight/FeedInsight.ts"
+export * from "../domain/infra/Ids.ts"
+export * from "../domain/platform/Platform.ts"
+export * from "../domain/auth/Token.ts"
 
 export interface ClientOptions {
   readonly baseUrl: string

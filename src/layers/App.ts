@@ -10,89 +10,91 @@ import { FetchHttpClient, HttpMiddleware, HttpRouter } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { RateLimiter } from "effect/persistence"
 import type { SqlClient } from "effect/sql"
-import { WorkerApi } from "../http/Api.ts"
-import { AuthorizationLive } from "../http/AuthorizationLive.ts"
-import { IdempotencyLive } from "../http/IdempotencyLive.ts"
-import { AuthRateLimitLive } from "../http/AuthRateLimit.ts"
-import { GlobalMiddleware, SchemaErrorsLive } from "../http/Envelope.ts"
-import { AuthHandlers } from "../http/handlers/Auth.ts"
-import { FeedHandlers } from "../http/handlers/Feeds.ts"
-import { FormsHandlers } from "../http/handlers/Forms.ts"
-import { GeneralHandlers } from "../http/handlers/General.ts"
-import { OpsHandlers } from "../http/handlers/Ops.ts"
-import { AssetRoutes, DocsRoutes, serve } from "../http/Server.ts"
-import { PanelRoutes } from "../http/PanelPage.ts"
-import { documentedApi } from "../http/OpenApiDocument.ts"
-import { MetricsRoute } from "../http/Metrics.ts"
-import { Tracing } from "./observability/Tracing.ts"
-import { DatabaseMetrics } from "./observability/DatabaseMetrics.ts"
-import { SandboxMode } from "../sandbox/SandboxMode.ts"
-import { AuditLogSql } from "./sql/AuditLogSql.ts"
-import { BotsSql } from "./sql/BotsSql.ts"
-import { TaskboardPairingsSql } from "./sql/TaskboardPairingsSql.ts"
-import { AuditRetention } from "./sql/AuditRetention.ts"
-import { IdempotencyStoreSql } from "./sql/IdempotencyStoreSql.ts"
-import { Auth } from "../services/Auth.ts"
-import { Cipher } from "../services/Cipher.ts"
-import type { Keyring } from "../services/Cipher.ts"
-import { DirectoryLive } from "../services/DirectoryLive.ts"
-import { FeedDeliveryLive } from "../services/FeedDeliveryLive.ts"
-import { FeedInsightLive } from "../services/FeedInsightLive.ts"
-import { FeedInsightStoreSql } from "./sql/FeedInsightStoreSql.ts"
-import { DisableNotices } from "../services/DisableNotices.ts"
-import { DisableNoticesSql } from "./sql/DisableNoticesSql.ts"
-import { DisableNoticesWorker, noticeSweepEvery } from "./jobs/DisableNoticesWorker.ts"
-import { Feeds } from "../services/Feeds.ts"
-import { FeedsRepoSql } from "./sql/FeedsRepoSql.ts"
-import { Forms } from "../services/Forms.ts"
-import { FormsRepoSql } from "./sql/FormsRepoSql.ts"
-import { PlatformSession } from "../services/PlatformSession.ts"
-import { ReadinessSql } from "./sql/ReadinessSql.ts"
-import { TokenStoreCached } from "./cache/TokenStoreCached.ts"
-import { RateLimitCarryRedis } from "./cache/RateLimitCarryRedis.ts"
-import { RedisClientLive } from "./cache/RedisClient.ts"
-import { TokenStoreSql } from "./sql/TokenStoreSql.ts"
-import { TokenStoreListener } from "./sql/TokenStoreListener.ts"
+import { WorkerApi } from "../http/contract/Api.ts"
+import { AuthorizationLive } from "../http/edge/AuthorizationLive.ts"
+import { AuthRateLimitLive } from "../http/edge/AuthRateLimit.ts"
+import { IdempotencyLive } from "../http/edge/IdempotencyLive.ts"
+import { GlobalMiddleware } from "../http/edge/GlobalMiddleware.ts"
+import { SchemaErrorsLive } from "../http/edge/SchemaErrorsLive.ts"
+import { AuthHandlers } from "../http/auth/AuthHandlers.ts"
+import { FeedHandlers } from "../http/feeds/FeedsHandlers.ts"
+import { FormsHandlers } from "../http/forms/FormsHandlers.ts"
+import { GeneralHandlers } from "../http/platform/GeneralHandlers.ts"
+import { OpsHandlers } from "../http/infra/OpsHandlers.ts"
+import { AssetRoutes, DocsRoutes, serve } from "../http/server/Server.ts"
+import { PanelRoutes } from "../http/server/PanelPage.ts"
+import { documentedApi } from "../http/contract/OpenApiDocument.ts"
+import { MetricsRoute } from "../http/infra/MetricsRoute.ts"
+import { Tracing } from "./infra/Tracing.ts"
+import { DatabaseMetrics } from "./infra/DatabaseMetrics.ts"
+import type { Mode } from "./Mode.ts"
+import { AuditLogSql } from "./audit/AuditLogSql.ts"
+import { BotsSql } from "./platform/BotsSql.ts"
+import { TaskboardPairingsSql } from "./taskboard/TaskboardPairingsSql.ts"
+import { AuditRetention } from "./audit/AuditRetention.ts"
+import { IdempotencyStoreSql } from "./infra/IdempotencyStoreSql.ts"
+import { Auth } from "../services/auth/Auth.ts"
+import { AuthLive } from "../services/auth/AuthLive.ts"
+import { Cipher } from "../services/infra/Cipher.ts"
+import type { Keyring } from "../services/infra/Cipher.ts"
+import { DirectoryLive } from "../services/platform/DirectoryLive.ts"
+import { FeedDeliveryLive } from "../services/delivery/FeedDeliveryLive.ts"
+import { FeedInsightLive } from "../services/insight/FeedInsightLive.ts"
+import { FeedInsightStoreSql } from "./insight/FeedInsightStoreSql.ts"
+import { DisableNotices } from "../services/delivery/DisableNotices.ts"
+import { DisableNoticesSql } from "./delivery/DisableNoticesSql.ts"
+import { DisableNoticesWorker, noticeSweepEvery } from "./delivery/DisableNoticesWorker.ts"
+import { Feeds } from "../services/feeds/Feeds.ts"
+import { FeedsRepoSql } from "./feeds/FeedsRepoSql.ts"
+import { Forms } from "../services/forms/Forms.ts"
+import { FormsRepoSql } from "./forms/FormsRepoSql.ts"
+import { PlatformSession } from "../services/platform/PlatformSession.ts"
+import { ReadinessSql } from "./infra/ReadinessSql.ts"
+import { TokenStoreCached } from "./auth/TokenStoreCached.ts"
+import { RateLimitCarryRedis } from "./infra/RateLimitCarryRedis.ts"
+import { RedisClientLive } from "./infra/RedisClient.ts"
+import { TokenStoreSql } from "./auth/TokenStoreSql.ts"
+import { TokenStoreListener } from "./auth/TokenStoreListener.ts"
 import { AppConfig } from "./config/AppConfig.ts"
 import type { AppConfigShape } from "./config/AppConfig.ts"
 import { deliverySettings, pollerOptions, SettingsLive } from "./config/Settings.ts"
 import { JobEnginePgBoss } from "./jobs/JobEnginePgBoss.ts"
 import type { JobEnginePgBossOptions } from "./jobs/JobEnginePgBoss.ts"
-import { ReadinessWithJobs } from "./jobs/ReadinessJobs.ts"
+import { ReadinessWithJobs } from "./infra/ReadinessJobs.ts"
 import { SourcePollerHttp } from "./sources/poll/SourcePollerHttp.ts"
-import { DeliveryLive, DeliveryWorkerLive } from "./jobs/DeliveryJobs.ts"
-import { DatabaseLive } from "./sql/Database.ts"
+import { DeliveryEngineLive, DeliveryWorkerLive } from "./delivery/DeliveryJobs.ts"
+import { DatabaseLive } from "./infra/Database.ts"
 import { pushLayers, PushRoutes, PushWorker } from "./push/PushLive.ts"
-import { ChatPlatformDiscord } from "./discord/ChatPlatformDiscord.ts"
+import { ChatPlatformDiscord } from "./platform/discord/ChatPlatformDiscord.ts"
 
 // Every module request needs the signed-in user (the audit actor): one GET /users/@me per user per
 // 10 s instead of one per request (which would also exceed the platform's 50 requests/s per token).
 const cacheTtl = { me: "10 seconds" } as const
 
 /** The platform's OAuth client (the configured one, or the sandbox's), with our timeout and caches. */
-const platformOptions = (config: AppConfigShape) => ({
-  ...SandboxMode.of(config).platform,
+const platformOptions = (config: AppConfigShape, mode: Mode) => ({
+  ...mode.platform,
   timeout: config.upstreamTimeoutMs,
   cacheTtl
 })
 
 /** Counters of the gateway's own limits and of the platform's global budget: Redis, or memory. */
-const counters = (config: AppConfigShape) =>
+const counters = (config: AppConfigShape, mode: Mode) =>
   config.redisUrl === undefined
     ? {
       limiter: RateLimiter.layer.pipe(Layer.provide(RateLimiter.layerStoreMemory)),
-      chat: ChatPlatformDiscord.layer(platformOptions(config))
+      chat: ChatPlatformDiscord.layer(platformOptions(config, mode))
     }
     : (() => {
       const prefix = `${config.redisKeyPrefix}ratelimit:`
-      // Fails fast while Redis is away (the limiter then counts in memory, http/RateLimit.ts), reconnects
-      // however the connection ended, and its own error lines count towards one outage (cache/RedisClient.ts).
+      // Fails fast while Redis is away (the limiter then counts in memory, http/edge/RateLimit.ts), reconnects
+      // however the connection ended, and its own error lines count towards one outage (infra/RedisClient.ts).
       const redis = RedisClientLive(config.redisUrl)
       const store = RateLimiter.layerStoreRedis({ prefix }).pipe(Layer.provide(redis))
       return {
         // What an instance counted in memory during an outage goes into Redis when it is back.
         limiter: Layer.merge(RateLimiter.layer.pipe(Layer.provide(store)), RateLimitCarryRedis(prefix).pipe(Layer.provide(redis))),
-        chat: ChatPlatformDiscord.layerWithStore(platformOptions(config)).pipe(Layer.provide(store))
+        chat: ChatPlatformDiscord.layerWithStore(platformOptions(config, mode)).pipe(Layer.provide(store))
       }
     })()
 
@@ -110,6 +112,8 @@ const tokenStore = (config: AppConfigShape) =>
 /** Everything that talks to the outside world: what tests replace. */
 export const liveCapabilities = (
   config: AppConfigShape,
+  /** Sandbox or platform mode (src/sandbox/SandboxMode.ts `SandboxMode.of`). */
+  mode: Mode,
   keyring: Keyring,
   db: Layer.Layer<SqlClient.SqlClient, unknown> = DatabaseLive({
     url: config.databaseUrl,
@@ -120,7 +124,7 @@ export const liveCapabilities = (
   /** The job engine's own settings (tests: a pg-boss schema per suite on a shared PostgreSQL, quicker polling). */
   jobOptions: JobEnginePgBossOptions = {}
 ) => {
-  const { chat, limiter } = counters(config)
+  const { chat, limiter } = counters(config, mode)
   const cipher = Cipher.layer(keyring)
   const sql = Layer.mergeAll(
     tokenStore(config),
@@ -141,7 +145,6 @@ export const liveCapabilities = (
     ...jobOptions
   }).pipe(Layer.provide(db))
   const readiness = ReadinessWithJobs.pipe(Layer.provide(ReadinessSql), Layer.provide(jobs), Layer.provide(db))
-  const mode = SandboxMode.of(config)
   const poller = Layer.unwrap(Effect.map(mode.pollerSources, (s) => SourcePollerHttp.layer(pollerOptions(config, s))))
   // Push connectors (delivery.md §9; layers/push/PushLive.ts): empty layers when push is off.
   const pushBackstop = Layer.unwrap(Effect.map(mode.pollerSources, (s) => pushLayers(config, s).backstop))
@@ -152,7 +155,7 @@ export const liveCapabilities = (
   )
   // Delivery's store, scheduling and jobs, in every role: the API sends a new feed's first poll,
   // the workers (makeApp) run the jobs. FeedDelivery is what the feeds service sees of it.
-  const delivery = DeliveryLive.pipe(Layer.provide([sql, jobs, http, deliverySettings(config), pushBackstop.pipe(Layer.provide(sql))]))
+  const delivery = DeliveryEngineLive.pipe(Layer.provide([sql, jobs, http, deliverySettings(config), pushBackstop.pipe(Layer.provide(sql))]))
   // The push callbacks' and sweep's service (present when push is on; HookRoutes and PushWorker are mounted only then).
   const push = pushService.pipe(Layer.provide([sql, delivery, jobs, deliverySettings(config), FetchHttpClient.layer]))
   const feedDelivery = FeedDeliveryLive.pipe(Layer.provide(delivery))
@@ -165,17 +168,17 @@ export const liveCapabilities = (
 }
 
 /** Services over the capabilities. */
-export const services = Layer.mergeAll(DirectoryLive, Forms.layer, Feeds.layer, Auth.layer).pipe(
+export const services = Layer.mergeAll(DirectoryLive, Forms.layer, Feeds.layer, AuthLive).pipe(
   Layer.provideMerge(Layer.effect(PlatformSession, Effect.gen(function*() {
     const auth = yield* Auth
     return PlatformSession.of({ userToken: auth.platformToken, renewUserToken: auth.renewPlatformToken })
   }))),
-  Layer.provideMerge(Auth.layer)
+  Layer.provideMerge(AuthLive)
 )
 
 /** The routes of the gateway (and of the sandbox when it is on). */
-export const routes = (config: AppConfigShape) => {
-  // The contract plus the server's URL, version and shared answers (http/OpenApiDocument.ts).
+export const routes = (config: AppConfigShape, mode: Mode) => {
+  // The contract plus the server's URL, version and shared answers (http/contract/OpenApiDocument.ts).
   const documented = documentedApi(config.publicUrl)
   const api = HttpApiBuilder.layer(documented, { openapiPath: "/openapi.json" }).pipe(
     Layer.provide([AuthHandlers, GeneralHandlers, FormsHandlers, FeedHandlers, OpsHandlers]),
@@ -187,7 +190,7 @@ export const routes = (config: AppConfigShape) => {
     // The control panel at /app (src/panel); platform icons from the CDN outside the sandbox only.
     PanelRoutes({ publicUrl: config.publicUrl, iconHost: config.sandbox ? undefined : "https://cdn.discordapp.com" }),
     AssetRoutes,
-    SandboxMode.of(config).routes,
+    mode.routes,
     PushRoutes(config),
     MetricsRoute(config.metricsToken),
     GlobalMiddleware({ maintenance: config.maintenance, requestTimeoutMs: 30_000, accessLog: true }),
@@ -222,9 +225,9 @@ const NoTracing = Layer.mergeAll(
 )
 
 /** The server over the given capabilities (live ones in production, test ones in tests). */
-export const makeApp = <E>(config: AppConfigShape, capabilities: Layer.Layer<Capabilities, E, AppConfig>) => {
+export const makeApp = <E>(config: AppConfigShape, mode: Mode, capabilities: Layer.Layer<Capabilities, E, AppConfig>) => {
   const api = config.role !== "worker"
-  const app = serve(api ? routes(config) : workerRoutes(config), { port: config.port, host: config.host }).pipe(
+  const app = serve(api ? routes(config, mode) : workerRoutes(config), { port: config.port, host: config.host }).pipe(
     Layer.provide(config.otlpEndpoint === undefined ? NoTracing : Layer.empty)
   )
   // Workers depend on the capabilities, so they are closed first at SIGTERM: the jobs in hand
@@ -236,7 +239,7 @@ export const makeApp = <E>(config: AppConfigShape, capabilities: Layer.Layer<Cap
       DisableNoticesWorker(noticeSweepEvery(config.delivery.pollIntervalSeconds)),
       PushWorker(config)
     )
-  return Layer.mergeAll(app, workers, api ? SandboxMode.of(config).startup : Layer.empty).pipe(
+  return Layer.mergeAll(app, workers, api ? mode.startup : Layer.empty).pipe(
     // Spans over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (observability/Tracing.ts); else none are built.
     Layer.provide(Tracing(config.otlpEndpoint)),
     Layer.provide(services),
@@ -246,4 +249,4 @@ export const makeApp = <E>(config: AppConfigShape, capabilities: Layer.Layer<Cap
   )
 }
 
-export const AppLive = (config: AppConfigShape, keyring: Keyring) => makeApp(config, liveCapabilities(config, keyring))
+export const AppLive = (config: AppConfigShape, mode: Mode, keyring: Keyring) => makeApp(config, mode, liveCapabilities(config, mode, keyring))

@@ -6,7 +6,7 @@ import { h } from "preact"
 import type { Effect } from "effect"
 import { BotId, FeedId, ServerId } from "../http/client.ts"
 import type { Client, Feed, FeedModuleName, FeedStatus, GameLookup, Server, UserLookup } from "../http/client.ts"
-import type { DeliveryLogPage, FeedPreview, TestMessageResult } from "../domain/FeedInsight.ts"
+import type { DeliveryLogPage, FeedPreview, TestMessageResult } from "../http/client.ts"
 
 export const FEED_MODULES: ReadonlyArray<FeedModuleName> = ["photo", "forum", "rss", "streaming", "microblog", "video"]
 export const isFeedModule = (m: string): m is FeedModuleName => FEED_MODULES.some((f) => f === m)
@@ -38,7 +38,7 @@ interface FeedsGroup {
   readonly getUserId?: Call<{ readonly params: P & { readonly userName: string } }, UserLookup>
   readonly getGameId?: Call<{ readonly params: P & { readonly gameName: string } }, GameLookup>
 }
-// The cast: every module's group has these routes with these shapes (http/FeedsApi.ts builds them
+// The cast: every module's group has these routes with these shapes (http/contract/FeedsApi.ts builds them
 // from one function); only their module-specific option types differ, which the editor handles.
 export const group = (c: Client, m: FeedModuleName) => c[m] as unknown as FeedsGroup
 

@@ -1,5 +1,5 @@
 /**
- * The control panel: a single-page app served by the gateway at /app (src/http/PanelPage.ts), built
+ * The control panel: a single-page app served by the gateway at /app (src/http/server/PanelPage.ts), built
  * with Preact and @preact/signals (scripts/build-panel.mjs), speaking only the public API through the
  * typed client (src/http/client.ts).
  */

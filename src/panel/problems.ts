@@ -3,7 +3,7 @@
  * error classes), the wait of a 429, a refused payload with the paths of its fields. Pure.
  */
 import { SchemaIssue } from "effect"
-import { issueProblems } from "../services/FormValidation.ts"
+import { issueProblems } from "../http/client.ts"
 
 export interface FieldProblem {
   readonly message: string

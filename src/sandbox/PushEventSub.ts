@@ -14,7 +14,7 @@
 import { Clock, Effect, Layer } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { randomUUID } from "node:crypto"
-import { eventsubSignature } from "../services/PushSignatures.ts"
+import { eventsubSignature } from "../services/push/PushSignatures.ts"
 import type { EventSubSubscription, PushHubStore } from "./PushHubState.ts"
 import { PushHubState } from "./PushHubState.ts"
 import { sandboxRoute } from "./SandboxRoute.ts"

@@ -14,8 +14,8 @@
  */
 import { Clock, Effect, Layer } from "effect"
 import { HttpServerRequest } from "effect/http"
-import { youtubeTopic } from "../services/PushHubs.ts"
-import { websubSignature } from "../services/PushSignatures.ts"
+import { youtubeTopic } from "../services/push/PushHubs.ts"
+import { websubSignature } from "../services/push/PushSignatures.ts"
 import { EventSubRoutes } from "./PushEventSub.ts"
 import { PushHubState } from "./PushHubState.ts"
 import type { PushHubStore } from "./PushHubState.ts"

@@ -5,30 +5,28 @@
  * clients (chat platform, external sources, task board) are pointed at the sandbox served under
  * PUBLIC_URL with its seeded credentials, the sandbox's routes are mounted and its bots registered at
  * start. The live adapters (src/layers) know nothing of the sandbox: only their options differ.
- * Used by src/layers/App.ts, src/cli.ts and test/utils/TestApp.ts.
+ * The composition root (src/layers/App.ts) takes the chosen Mode as a parameter: src/main.ts,
+ * src/cli.ts and test/utils/TestApp.ts choose here.
  */
 import { Config, Effect, Layer, Redacted } from "effect"
 import type { Duration } from "effect"
 import type { HttpRouter } from "effect/http"
 import type { AppConfigShape } from "../layers/config/AppConfig.ts"
 import { isLoopbackHost } from "../layers/config/AppConfig.ts"
-import type { DiscordChatPlatformOptions } from "../layers/discord/ChatPlatformDiscord.ts"
+import { platformMode } from "../layers/Mode.ts"
+import type { Mode, PlatformClient } from "../layers/Mode.ts"
 import type { ExternalSourcesOptions } from "../layers/sources/ExternalSourcesHttp.ts"
 import { ExternalSourcesHttp } from "../layers/sources/ExternalSourcesHttp.ts"
 import { SourcePollerHttp } from "../layers/sources/poll/SourcePollerHttp.ts"
-import type { SourcePollerHttpOptions } from "../layers/sources/poll/SourcePollerHttp.ts"
 import { DEFAULT_TIMEOUT } from "../layers/sources/Upstream.ts"
 import type { TaskBoardOptions, TaskBoardPairing } from "../layers/taskboard/TaskBoardTrello.ts"
 import { TaskBoardTrello } from "../layers/taskboard/TaskBoardTrello.ts"
-import { Bots } from "../services/Bots.ts"
+import { Bots } from "../services/platform/Bots.ts"
 import { SandboxCallbackRoute } from "./Callback.ts"
 import { SandboxConfig } from "./DiscordConfig.ts"
 import { SANDBOX_DISCORD_API, SANDBOX_DISCORD_AUTHORIZE } from "./DiscordSandbox.ts"
 import { SandboxRoutes } from "./Sandbox.ts"
 import { BOT1_ID, BOT2_ID, S1_ID, S1_TASKBOARD_TEAM, SEED } from "./Seed.ts"
-
-/** Where the chat platform is and the gateway's OAuth client there (timeouts and caches are the caller's). */
-export type PlatformClient = Pick<DiscordChatPlatformOptions, "baseUrl" | "authorizeUrl" | "clientId" | "clientSecret">
 
 const originOf = (publicUrl: string) => publicUrl.replace(/\/+$/, "")
 
@@ -119,21 +117,6 @@ const startup = (config: Pick<AppConfigShape, "host" | "publicUrl">) =>
       ))
     )
 
-/** What sandbox mode and platform mode differ in. */
-export interface Mode {
-  readonly platform: PlatformClient
-  /** Needs an HttpClient; platform mode reads the sources' credentials from the environment. */
-  readonly sources: ReturnType<typeof ExternalSourcesHttp.layerConfig>
-  /** Needs an HttpClient; platform mode reads pairings from the registry. */
-  readonly taskBoard: ReturnType<typeof TaskBoardTrello.layerPairings>
-  /** The source poller's connectors (the lookup clients' base URLs and credentials); the FEED_* settings are added by layers/config/Settings.ts. */
-  readonly pollerSources: Config.Config<SourcePollerHttpOptions>
-  /** Mounted next to the API. */
-  readonly routes: Layer.Layer<never, never, HttpRouter.HttpRouter>
-  /** Run once at start. */
-  readonly startup: typeof bots | Layer.Layer<never>
-}
-
 type UpstreamConfig = Pick<AppConfigShape, "publicUrl" | "upstreamTimeoutMs"> & Partial<Pick<AppConfigShape, "host">>
 
 /** Sandbox mode for a gateway at `config.publicUrl` (the layers need only an HttpClient, and Bots at start). */
@@ -146,19 +129,9 @@ const sandbox = (config: UpstreamConfig) => ({
   startup: startup({ host: config.host ?? "127.0.0.1", publicUrl: config.publicUrl })
 }) satisfies Mode
 
-/** Platform mode: the configured Discord application, sources from the environment, paired task boards. */
-const live = (config: AppConfigShape): Mode => ({
-  platform: { baseUrl: config.discordApiUrl, clientId: config.discordClientId!, clientSecret: config.discordClientSecret! },
-  sources: ExternalSourcesHttp.layerConfig(config.upstreamTimeoutMs),
-  taskBoard: TaskBoardTrello.layerPairings({ timeout: config.upstreamTimeoutMs }),
-  pollerSources: Config.map(ExternalSourcesHttp.config(config.upstreamTimeoutMs), SourcePollerHttp.fromExternalSources),
-  routes: Layer.empty,
-  startup: Layer.empty
-})
-
 export const SandboxMode = {
   /** The mode the configuration asks for: the one sandbox-or-platform choice. */
-  of: (config: AppConfigShape): Mode => config.sandbox ? sandbox(config) : live(config),
+  of: (config: AppConfigShape): Mode => config.sandbox ? sandbox(config) : platformMode(config),
   /** Sandbox mode itself, whatever the configuration says (tests that always mount the sandbox). */
   sandbox,
   platformUrls,

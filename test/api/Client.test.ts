@@ -1,15 +1,15 @@
 /**
- * The typed client (HttpApiClient derived from src/http/Api.ts) round-trips a call of every group
+ * The typed client (HttpApiClient derived from src/http/contract/Api.ts) round-trips a call of every group
  * against the running gateway: auth, general, forms, the six feed groups and ops. Its answers are
  * decoded by the same schemas the server encodes with, and its errors arrive as the domain classes.
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { BotId, FeedId, FormId, ServerId } from "../../src/domain/Ids.ts"
+import { BotId, FeedId, FormId, ServerId } from "../../src/domain/infra/Ids.ts"
 import { ALICE_ID, BOT1_ID, S1_ID } from "../../src/sandbox/Seed.ts"
 import { GAMES, STREAMING_USERS } from "../../src/sandbox/sources/Seed.ts"
 import { signIn, TestApp, typedClient } from "../utils/TestApp.ts"
-import { capabilitySets, FEED_MODULES, feedIdentifier, S1_TEXT2 } from "./Contract.ts"
+import { capabilitySets, FEED_MODULES, feedIdentifier, S1_TEXT2 } from "./ContractFixtures.ts"
 
 const params = { appClientId: BotId.make(BOT1_ID), serverId: ServerId.make(S1_ID) }
 

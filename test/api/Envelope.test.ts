@@ -7,11 +7,11 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { request as httpRequest } from "node:http"
-import type { ErrorItem } from "../../src/domain/Errors.ts"
+import type { ErrorItem } from "../../src/domain/infra/Errors.ts"
 import { ALICE_ID } from "../../src/sandbox/Seed.ts"
 import { raw, signIn, TestApp, UA } from "../utils/TestApp.ts"
-import { formBody, text } from "./Contract.ts"
-import { checkEnvelope, expectEnvelope, FORMS, MODULES } from "./EnvelopeChecks.ts"
+import { formBody, text } from "./ContractFixtures.ts"
+import { checkEnvelope, expectEnvelope, FORMS, MODULES } from "./EnvelopeFixtures.ts"
 
 const MiB = 1024 * 1024
 

@@ -5,16 +5,17 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, References } from "effect"
 import { liveCapabilities, makeApp } from "../../src/layers/App.ts"
+import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
 import type { Capabilities } from "../../src/layers/App.ts"
 import { ALICE_ID } from "../../src/sandbox/Seed.ts"
-import { generateKey, parseKeyring } from "../../src/services/Cipher.ts"
-import { FormsRepo } from "../../src/services/FormsRepo.ts"
+import { generateKey, parseKeyring } from "../../src/services/infra/Cipher.ts"
+import { FormsRepo } from "../../src/services/forms/FormsRepo.ts"
 import { makeFormsRepoMemory } from "../layers/FormsRepoMemory.ts"
 import { CapturedLogs, logged } from "../utils/CapturedLogs.ts"
 import { testDb } from "../utils/Db.ts"
 import { freePort, raw, signIn, TestApp, testAppConfig } from "../utils/TestApp.ts"
-import { text } from "./Contract.ts"
-import { checkEnvelope, FORMS } from "./EnvelopeChecks.ts"
+import { text } from "./ContractFixtures.ts"
+import { checkEnvelope, FORMS } from "./EnvelopeFixtures.ts"
 
 const LEAK = "SELECT secret FROM tokens WHERE token_sha256 = 'bmg_at_leaky' -- FormsRepoSql"
 
@@ -26,8 +27,8 @@ const FaultyApp = Layer.unwrap(Effect.gen(function*() {
     FormsRepo,
     Effect.map(makeFormsRepoMemory, (repo) => FormsRepo.of({ ...repo, list: () => Effect.die(new Error(LEAK)) }))
   )
-  const capabilities = Layer.merge(liveCapabilities(config, parseKeyring(generateKey()), testDb("pglite")), dying)
-  return makeApp(config, capabilities as Layer.Layer<Capabilities, unknown>).pipe(
+  const capabilities = Layer.merge(liveCapabilities(config, SandboxMode.of(config), parseKeyring(generateKey()), testDb("pglite")), dying)
+  return makeApp(config, SandboxMode.of(config), capabilities as Layer.Layer<Capabilities, unknown>).pipe(
     Layer.merge(Layer.succeed(TestApp, TestApp.of({ url: config.publicUrl, config }))),
     Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn"))
   )

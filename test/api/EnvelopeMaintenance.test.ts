@@ -5,7 +5,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { raw, TestApp } from "../utils/TestApp.ts"
-import { expectEnvelope, FORMS } from "./EnvelopeChecks.ts"
+import { expectEnvelope, FORMS } from "./EnvelopeFixtures.ts"
 
 layer(TestApp.layer({ capabilities: "memory", config: { maintenance: true } }), { excludeTestServices: true, timeout: 60_000 })(
   "maintenance mode",

@@ -6,8 +6,8 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { ALICE_ID, BOB_ID } from "../../src/sandbox/Seed.ts"
 import { raw, signIn, TestApp } from "../utils/TestApp.ts"
-import { text } from "./Contract.ts"
-import { expectEnvelope } from "./EnvelopeChecks.ts"
+import { text } from "./ContractFixtures.ts"
+import { expectEnvelope } from "./EnvelopeFixtures.ts"
 
 layer(TestApp.layer({ capabilities: "memory", config: { rateLimitApiPerMinute: 3 } }), { excludeTestServices: true, timeout: 60_000 })(
   "per-user rate limit",

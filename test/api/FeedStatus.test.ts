@@ -8,13 +8,13 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { FeedStatus } from "../../src/domain/FeedStatus.ts"
+import { FeedStatus } from "../../src/domain/feeds/FeedStatus.ts"
 import { deliveryDefaults } from "../../src/layers/config/AppConfig.ts"
 import { ALICE_ID, BOB_ID, BOT1_ID, BOT2_ID, S1_ID, S2_ID } from "../../src/sandbox/Seed.ts"
 import { CapturedLogs, logged } from "../utils/CapturedLogs.ts"
 import { dbKinds } from "../utils/Db.ts"
 import { json, raw, TestApp, tokenOf } from "../utils/TestApp.ts"
-import { expectJson, FEED_MODULES, feedIdentifier, OpenApiDoc, S1_TEXT } from "./Contract.ts"
+import { expectJson, FEED_MODULES, feedIdentifier, OpenApiDoc, S1_TEXT } from "./ContractFixtures.ts"
 
 const modulePath = (m: string, bot = BOT2_ID, server = S1_ID) => `/api/v1/bots/${bot}/servers/${server}/modules/${m}`
 

@@ -9,8 +9,8 @@ import { Effect } from "effect"
 import { channelId } from "../../src/sandbox/Seed.ts"
 import { RSS_PATHS } from "../../src/sandbox/sources/Seed.ts"
 import { TestApp } from "../utils/TestApp.ts"
-import { assertBad, call, feedsOverHttp, modulePath, webhookCreations } from "./FeedsOverHttp.ts"
-import type { FeedModule } from "./FeedsOverHttp.ts"
+import { assertBad, call, feedsOverHttp, modulePath, webhookCreations } from "./FeedsHttpFixtures.ts"
+import type { FeedModule } from "./FeedsHttpFixtures.ts"
 
 feedsOverHttp("options and lookups", (it) => {
   describe("options and immutability", () => {

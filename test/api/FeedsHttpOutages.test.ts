@@ -8,10 +8,10 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { ALICE_ID, channelId } from "../../src/sandbox/Seed.ts"
 import { RSS_PATHS } from "../../src/sandbox/sources/Seed.ts"
-import { DependencyHealth, makeDependencyHealth } from "../../src/services/DependencyHealth.ts"
+import { DependencyHealth, makeDependencyHealth } from "../../src/services/infra/DependencyHealth.ts"
 import { CapturedLogs, logged } from "../utils/CapturedLogs.ts"
 import { raw, TestApp, tokenOf } from "../utils/TestApp.ts"
-import { call, modulePath, sandbox } from "./FeedsOverHttp.ts"
+import { call, modulePath, sandbox } from "./FeedsHttpFixtures.ts"
 
 // The outages these tests provoke are logged (one line down, one back): kept, with a state of their own, and checked.
 const timingOut = TestApp.layer({ capabilities: "memory", config: { upstreamTimeoutMs: 400 } }).pipe(

@@ -13,7 +13,7 @@ import { SqlClient } from "effect/sql"
 import { ALICE_ID, BOT1_ID, BOT2_ID, channelId, S2_ID, S3_ID, S4_ID } from "../../src/sandbox/Seed.ts"
 import { RSS_PATHS } from "../../src/sandbox/sources/Seed.ts"
 import { raw, TestApp, tokenOf } from "../utils/TestApp.ts"
-import { call, feedsOverHttp, modulePath, webhookCreations } from "./FeedsOverHttp.ts"
+import { call, feedsOverHttp, modulePath, webhookCreations } from "./FeedsHttpFixtures.ts"
 
 const MODULES = ["photo", "forum", "rss", "streaming", "microblog", "video"] as const
 const UNKNOWN_SERVER = "399999999999999999"

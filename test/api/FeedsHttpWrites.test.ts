@@ -25,8 +25,8 @@ import {
 } from "../../src/sandbox/Seed.ts"
 import { RSS_PATHS } from "../../src/sandbox/sources/Seed.ts"
 import { TestApp } from "../utils/TestApp.ts"
-import { assertBad, feedsOverHttp, modulePath, requester, sandbox, webhookCreations } from "./FeedsOverHttp.ts"
-import type { FeedModule } from "./FeedsOverHttp.ts"
+import { assertBad, feedsOverHttp, modulePath, requester, sandbox, webhookCreations } from "./FeedsHttpFixtures.ts"
+import type { FeedModule } from "./FeedsHttpFixtures.ts"
 
 /** Every raw body the gateway answered in this file: no webhook token may ever appear in one. */
 const bodies: Array<string> = []

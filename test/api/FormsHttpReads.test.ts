@@ -7,7 +7,7 @@ import { assert, describe } from "@effect/vitest"
 import { Effect } from "effect"
 import { ALICE_ID, S2_ID } from "../../src/sandbox/Seed.ts"
 import { TestApp, tokenOf } from "../utils/TestApp.ts"
-import { call, formsOverHttp, formsPath, OPTIONS, REAL_BOARDS } from "./FormsOverHttp.ts"
+import { call, formsOverHttp, formsPath, OPTIONS, REAL_BOARDS } from "./FormsHttpFixtures.ts"
 
 /** The sandbox's call counts (per route name), and their reset. */
 const sandbox = (method: string, path: string) =>

@@ -9,7 +9,7 @@ import { Effect } from "effect"
 import { ALICE_ID, BOT2_ID, channelId, roleId, S1_ID, S2_ID } from "../../src/sandbox/Seed.ts"
 import { RSS_PATHS } from "../../src/sandbox/sources/Seed.ts"
 import { json, raw, TestApp, tokenOf } from "../utils/TestApp.ts"
-import { assertBadRequest, call, formsOverHttp, formsPath, REAL_BOARDS, step } from "./FormsOverHttp.ts"
+import { assertBadRequest, call, formsOverHttp, formsPath, REAL_BOARDS, step } from "./FormsHttpFixtures.ts"
 
 const EMOJI = "\u{1F600}" // one code point, two UTF-16 units
 

@@ -7,7 +7,7 @@
 import { assert, describe } from "@effect/vitest"
 import { Effect } from "effect"
 import { ALICE_ID, BOB_ID, BOT1_ID, BOT2_ID, CAROL_ID, channelId, roleId, S1_ID, S2_ID, SEED } from "../../src/sandbox/Seed.ts"
-import { assertBadRequest, call, formsOverHttp, formsPath, OPTIONS, paths, REAL_BOARDS, step } from "./FormsOverHttp.ts"
+import { assertBadRequest, call, formsOverHttp, formsPath, OPTIONS, paths, REAL_BOARDS, step } from "./FormsHttpFixtures.ts"
 
 const FLAGS = [
   "workflow_live",

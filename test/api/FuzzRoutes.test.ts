@@ -1,6 +1,6 @@
 /**
  * "Bad input always gets a clear error in the envelope and loses nothing": every operation of the
- * gateway's own OpenAPI document gets a deterministic set of hostile requests (FuzzRoutes.ts) with
+ * gateway's own OpenAPI document gets a deterministic set of hostile requests (FuzzRoutesFixtures.ts) with
  * a valid access token and a User-Agent unless the variant is about those. Every answer: no 5xx
  * (503 only with Retry-After), a status the operation documents or one of the global ones, the
  * exact envelope with a message on every 4xx, an X-Request-Id, an answer within 10 s; no
@@ -11,15 +11,15 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { Agent } from "node:http"
-import type { FeedModuleName } from "../../src/domain/Platform.ts"
+import type { FeedModuleName } from "../../src/domain/platform/Platform.ts"
 import { ALICE_ID, BOB_ID, BOT1_ID, S1_ID } from "../../src/sandbox/Seed.ts"
 import { GAMES, MICROBLOG_USERS, PHOTO_USERS, STREAMING_USERS, VIDEO_CHANNELS } from "../../src/sandbox/sources/Seed.ts"
 import { CLIENT_REDIRECT, raw, signIn, TestApp, tokenOf, UA } from "../utils/TestApp.ts"
-import { FEED_MODULES, feedIdentifier, S1_TEXT, S1_TEXT2, text } from "./Contract.ts"
-import type { Answer, Operation } from "./FuzzRoutes.ts"
-import { checkAnswer, operationsOf, send } from "./FuzzRoutes.ts"
-import type { Context, Variant } from "./FuzzVariants.ts"
-import { variantsOf } from "./FuzzVariants.ts"
+import { FEED_MODULES, feedIdentifier, S1_TEXT, S1_TEXT2, text } from "./ContractFixtures.ts"
+import type { Answer, Operation } from "./FuzzRoutesFixtures.ts"
+import { checkAnswer, operationsOf, send } from "./FuzzRoutesFixtures.ts"
+import type { Context, Variant } from "./FuzzVariantsFixtures.ts"
+import { variantsOf } from "./FuzzVariantsFixtures.ts"
 import { CapturedApp } from "./HardeningFixtures.ts"
 
 const TIMEOUT_MS = 10_000
@@ -187,7 +187,7 @@ layer(CapturedApp(logs, { role: "api" }), { excludeTestServices: true, timeout: 
         for (const v of variants) yield* run(op, v)
       }
 
-      // The log: a defect shows as "unhandled failure" (http/Envelope.ts fromCause).
+      // The log: a defect shows as "unhandled failure" (http/edge/Envelope.ts fromCause).
       for (const line of logs) {
         if (!line.includes("unhandled failure")) continue
         const parsed = JSON.parse(line) as { annotations?: Record<string, unknown> }
@@ -202,7 +202,7 @@ layer(CapturedApp(logs, { role: "api" }), { excludeTestServices: true, timeout: 
       for (const [name, count] of perOperation) assert.isAtLeast(count, 15, name)
     }), 60_000)
 
-  // Found by the fuzz: the U+0000 scan of a body (http/NullCharacter.ts) recursed once per level, and
+  // Found by the fuzz: the U+0000 scan of a body (http/edge/NullCharacter.ts) recursed once per level, and
   // a body nested 5000 deep overflowed the stack: a 500 instead of the 400 at the field.
   it.effect("U+0000 at the bottom of a body nested 5000 deep: 400 at its path", () =>
     Effect.gen(function*() {

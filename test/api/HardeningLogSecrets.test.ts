@@ -4,9 +4,9 @@
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { redactText, redactUrl } from "../../src/services/Redact.ts"
+import { redactText, redactUrl } from "../../src/services/infra/Redact.ts"
 import { raw } from "../utils/TestApp.ts"
-import { text } from "./Contract.ts"
+import { text } from "./ContractFixtures.ts"
 import { CapturedApp, LOGIN, MODULES } from "./HardeningFixtures.ts"
 
 const accessLines = (lines: ReadonlyArray<string>) =>

@@ -7,7 +7,7 @@ import { Effect } from "effect"
 import { ALICE_ID, BOT1_ID, S1_ID } from "../../src/sandbox/Seed.ts"
 import { dbKinds } from "../utils/Db.ts"
 import { raw, TestApp, tokenOf } from "../utils/TestApp.ts"
-import { formBody, text } from "./Contract.ts"
+import { formBody, text } from "./ContractFixtures.ts"
 import { decodeEnvelope, FORMS, LOGIN, MODULES } from "./HardeningFixtures.ts"
 
 /** PostgreSQL when the run has one (where the fuzz found the 500s and 503s), else PGlite: both refuse U+0000. */

@@ -6,7 +6,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { connect } from "node:net"
-import { defaultServerLimits, ServerLimits } from "../../src/http/NodeEdge.ts"
+import { defaultServerLimits, ServerLimits } from "../../src/http/server/NodeEdge.ts"
 import { ALICE_ID } from "../../src/sandbox/Seed.ts"
 import { CapturedLogs, logged } from "../utils/CapturedLogs.ts"
 import { TestApp, tokenOf } from "../utils/TestApp.ts"

@@ -5,7 +5,7 @@
 import { assert, describe, it, layer } from "@effect/vitest"
 import { NodeRedis } from "@effect/platform-node"
 import { Effect, Layer, Logger } from "effect"
-import { DependencyHealth, libraryLogsAsOutage, makeDependencyHealth } from "../../src/services/DependencyHealth.ts"
+import { DependencyHealth, libraryLogsAsOutage, makeDependencyHealth } from "../../src/services/infra/DependencyHealth.ts"
 import { redisProxy } from "../utils/RedisProxy.ts"
 import type { RedisProxy } from "../utils/RedisProxy.ts"
 import { raw } from "../utils/TestApp.ts"

@@ -8,7 +8,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { ALICE_ID, BOT1_ID, S1_ID } from "../../src/sandbox/Seed.ts"
 import { json, raw, TestApp, tokenOf } from "../utils/TestApp.ts"
-import { formBody, text } from "./Contract.ts"
+import { formBody, text } from "./ContractFixtures.ts"
 import { decodeEnvelope, FORMS, MODULES } from "./HardeningFixtures.ts"
 
 const FEEDS = `${MODULES}/microblog/feeds`

@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto"
 import { channelId } from "../../src/sandbox/Seed.ts"
 import { RSS_PATHS } from "../../src/sandbox/sources/Seed.ts"
 import { TestApp } from "../utils/TestApp.ts"
-import { feedsOverHttp, modulePath } from "./FeedsOverHttp.ts"
+import { feedsOverHttp, modulePath } from "./FeedsHttpFixtures.ts"
 import { send } from "./IdempotencyFixtures.ts"
 
 const auditsOf = (feedId: string, eventType: string) =>

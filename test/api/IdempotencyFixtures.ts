@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { ALICE_ID } from "../../src/sandbox/Seed.ts"
 import { raw, tokenOf } from "../utils/TestApp.ts"
-import { step } from "./FormsOverHttp.ts"
+import { step } from "./FormsHttpFixtures.ts"
 
 export const form = (title: string) => ({ title, steps: [step("Your name?")] })
 

@@ -10,9 +10,9 @@ import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import { ALICE_ID, BOB_ID, BOT1_ID, S1_ID } from "../../src/sandbox/Seed.ts"
-import { BotId, ServerId } from "../../src/domain/Ids.ts"
+import { BotId, ServerId } from "../../src/domain/infra/Ids.ts"
 import { tokenOf, typedClient } from "../utils/TestApp.ts"
-import { formsOverHttp, formsPath } from "./FormsOverHttp.ts"
+import { formsOverHttp, formsPath } from "./FormsHttpFixtures.ts"
 import { countsOf, form, send } from "./IdempotencyFixtures.ts"
 
 formsOverHttp("idempotency keys", (it) => {
@@ -191,7 +191,7 @@ formsOverHttp("idempotency keys", (it) => {
         assert.deepStrictEqual(yield* countsOf(title), { forms: 2, audits: 2 })
         // Aged again, then purged.
         yield* sql`UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE key = ${key}`
-        const { deleteExpiredKeys } = yield* Effect.promise(() => import("../../src/layers/sql/IdempotencyStoreSql.ts"))
+        const { deleteExpiredKeys } = yield* Effect.promise(() => import("../../src/layers/infra/IdempotencyStoreSql.ts"))
         assert.isAtLeast(yield* deleteExpiredKeys(1000), 1)
         assert.strictEqual((yield* sql`SELECT 1 FROM idempotency_keys WHERE key = ${key}`).length, 0)
       }))

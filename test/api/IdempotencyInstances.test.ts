@@ -10,14 +10,15 @@ import { Context, Effect, Layer, Redacted, References } from "effect"
 import type { SqlClient } from "effect/sql"
 import { Reactivity } from "effect/reactivity"
 import { randomBytes, randomUUID } from "node:crypto"
+import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
 import { liveCapabilities, makeApp } from "../../src/layers/App.ts"
 import type { Capabilities } from "../../src/layers/App.ts"
 import { MigrationsLayer } from "../../src/layers/migrations/Migrations.ts"
-import { generateKey, parseKeyring } from "../../src/services/Cipher.ts"
-import type { Keyring } from "../../src/services/Cipher.ts"
-import { DependencyHealth, makeDependencyHealth } from "../../src/services/DependencyHealth.ts"
+import { generateKey, parseKeyring } from "../../src/services/infra/Cipher.ts"
+import type { Keyring } from "../../src/services/infra/Cipher.ts"
+import { DependencyHealth, makeDependencyHealth } from "../../src/services/infra/DependencyHealth.ts"
 import { freePort, TestApp, testAppConfig } from "../utils/TestApp.ts"
-import { formsPath } from "./FormsOverHttp.ts"
+import { formsPath } from "./FormsHttpFixtures.ts"
 import { countsOf, form, send } from "./IdempotencyFixtures.ts"
 
 const url = process.env.TEST_DATABASE_URL
@@ -31,8 +32,8 @@ const gateway = (schema: string, pgboss: string, keyring: Keyring, role: "all" |
       Layer.provideMerge(PgClient.layer({ url: Redacted.make(url!), maxConnections: 5, startupOptions: `-c search_path=${schema}` })),
       Layer.provide(Reactivity.layer)
     ) as Layer.Layer<SqlClient.SqlClient, unknown>
-    const capabilities = liveCapabilities(config, keyring, db, { schema: pgboss, pollingInterval: "0.5 seconds" })
-    return makeApp(config, capabilities as Layer.Layer<Capabilities, unknown>).pipe(
+    const capabilities = liveCapabilities(config, SandboxMode.of(config), keyring, db, { schema: pgboss, pollingInterval: "0.5 seconds" })
+    return makeApp(config, SandboxMode.of(config), capabilities as Layer.Layer<Capabilities, unknown>).pipe(
       Layer.merge(Layer.succeed(TestApp, TestApp.of({ url: config.publicUrl, config }))),
       Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn")),
       Layer.provide(Layer.succeed(DependencyHealth, makeDependencyHealth()))

@@ -11,7 +11,7 @@ import { randomUUID } from "node:crypto"
 import { request } from "node:http"
 import { ALICE_ID } from "../../src/sandbox/Seed.ts"
 import { TestApp, tokenOf, UA } from "../utils/TestApp.ts"
-import { formsOverHttp, formsPath } from "./FormsOverHttp.ts"
+import { formsOverHttp, formsPath } from "./FormsHttpFixtures.ts"
 import { countsOf, form, send } from "./IdempotencyFixtures.ts"
 
 /** Sends the create and destroys the socket `when` says; resolves once the socket is closed. */

@@ -6,9 +6,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"
-import { makeFallback, MAX_KEYS } from "../../src/http/RateLimitFallback.ts"
-import { RateLimitCarryError } from "../../src/services/RateLimitCarry.ts"
-import type { CarriedCount, RateLimitCarryShape } from "../../src/services/RateLimitCarry.ts"
+import { makeFallback, MAX_KEYS } from "../../src/http/edge/RateLimitFallback.ts"
+import { RateLimitCarryError } from "../../src/services/infra/RateLimitCarry.ts"
+import type { CarriedCount, RateLimitCarryShape } from "../../src/services/infra/RateLimitCarry.ts"
 
 /** A store that takes every carry and remembers it. */
 const recording = () => {

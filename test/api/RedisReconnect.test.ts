@@ -9,10 +9,11 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, References } from "effect"
 import { createClient } from "redis"
 import { liveCapabilities, makeApp } from "../../src/layers/App.ts"
+import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
 import type { Capabilities } from "../../src/layers/App.ts"
-import { RedisSocketTuning } from "../../src/layers/cache/RedisClient.ts"
-import { generateKey, parseKeyring } from "../../src/services/Cipher.ts"
-import { DependencyHealth, makeDependencyHealth } from "../../src/services/DependencyHealth.ts"
+import { RedisSocketTuning } from "../../src/layers/infra/RedisClient.ts"
+import { generateKey, parseKeyring } from "../../src/services/infra/Cipher.ts"
+import { DependencyHealth, makeDependencyHealth } from "../../src/services/infra/DependencyHealth.ts"
 import { CapturedLogs, logged } from "../utils/CapturedLogs.ts"
 import { testDb } from "../utils/Db.ts"
 import { redisProxy } from "../utils/RedisProxy.ts"
@@ -59,8 +60,8 @@ describe.runIf(REDIS !== undefined)("rate limits after Redis comes back (TEST_RE
     const port = yield* Effect.promise(freePort)
     // A count expires one window/limit per request (Effect's fixed window): 3.6 s each, well past the test's waits.
     const config = testAppConfig(port, { redisUrl: proxy.url, redisKeyPrefix: PREFIX, rateLimitAuthPerHour: 1_000 })
-    const capabilities = liveCapabilities(config, parseKeyring(generateKey()), testDb("pglite"))
-    return makeApp(config, capabilities as Layer.Layer<Capabilities, unknown>).pipe(
+    const capabilities = liveCapabilities(config, SandboxMode.of(config), parseKeyring(generateKey()), testDb("pglite"))
+    return makeApp(config, SandboxMode.of(config), capabilities as Layer.Layer<Capabilities, unknown>).pipe(
       Layer.merge(Layer.succeed(TestApp, TestApp.of({ url: config.publicUrl, config }))),
       // The outage's lines are part of what is checked: kept (CapturedLogs), not printed.
       Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn")),

@@ -5,16 +5,16 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { AuditLogPage } from "../../src/domain/AuditLog.ts"
-import { FeedModules, GameLookup, UserLookup } from "../../src/domain/Feed.ts"
-import { Form, FormsResponse, TaskboardBoardsResponse, TaskboardOptionsResponse } from "../../src/domain/Form.ts"
-import { BotsResponse, ModulesResponse, Server, ServersResponse, User } from "../../src/domain/Platform.ts"
-import type { FeedModuleName } from "../../src/domain/Platform.ts"
-import { Success, TokenCheck, TokenResponse } from "../../src/domain/Token.ts"
+import { AuditLogPage } from "../../src/domain/audit/AuditLog.ts"
+import { FeedModules, GameLookup, UserLookup } from "../../src/domain/feeds/Feed.ts"
+import { Form, FormsResponse, TaskboardBoardsResponse, TaskboardOptionsResponse } from "../../src/domain/forms/Form.ts"
+import { BotsResponse, ModulesResponse, Server, ServersResponse, User } from "../../src/domain/platform/Platform.ts"
+import type { FeedModuleName } from "../../src/domain/platform/Platform.ts"
+import { Success, TokenCheck, TokenResponse } from "../../src/domain/auth/Token.ts"
 import { ALICE_ID, BOT1_ID, BOT2_ID, S1_ID } from "../../src/sandbox/Seed.ts"
 import { GAMES, PHOTO_USERS, STREAMING_USERS, MICROBLOG_USERS, VIDEO_CHANNELS } from "../../src/sandbox/sources/Seed.ts"
 import { CLIENT_REDIRECT, json, raw, signIn, TestApp, UA } from "../utils/TestApp.ts"
-import { capabilitySets, expectJson, FEED_MODULES, feedIdentifier, formBody, OpenApiDoc, S1_TEXT, text } from "./Contract.ts"
+import { capabilitySets, expectJson, FEED_MODULES, feedIdentifier, formBody, OpenApiDoc, S1_TEXT, text } from "./ContractFixtures.ts"
 
 const S1 = `/api/v1/bots/${BOT1_ID}/servers/${S1_ID}`
 const modules = `${S1}/modules`

@@ -7,8 +7,8 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { AuditLog } from "../../src/services/AuditLog.ts"
-import { AuditLogSql } from "../../src/layers/sql/AuditLogSql.ts"
+import { AuditLog } from "../../src/services/audit/AuditLog.ts"
+import { AuditLogSql } from "../../src/layers/audit/AuditLogSql.ts"
 import { dbKinds, testDb } from "../utils/Db.ts"
 
 const BOT = "100"

@@ -1,8 +1,8 @@
 /** The pure query parsing shared by every AuditLog layer. */
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
-import { AUDIT_COUNT_MODULES } from "../../src/layers/sql/AuditBuckets.ts"
-import { AUDIT_MODULES, pageMax, parseAuditQuery, parseTimestamp } from "../../src/services/AuditQuery.ts"
+import { AUDIT_COUNT_MODULES } from "../../src/layers/audit/AuditBuckets.ts"
+import { AUDIT_MODULES, pageMax, parseAuditQuery, parseTimestamp } from "../../src/services/audit/AuditQuery.ts"
 
 describe("parseTimestamp", () => {
   it("reads ISO 8601 (no offset means UTC) and integer Unix seconds or milliseconds", () => {

@@ -2,10 +2,10 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { AuditLog } from "../../src/services/AuditLog.ts"
-import { AuditRetention, purgeExpired } from "../../src/layers/sql/AuditRetention.ts"
+import { AuditLog } from "../../src/services/audit/AuditLog.ts"
+import { AuditRetention, purgeExpired } from "../../src/layers/audit/AuditRetention.ts"
 import { dbKinds } from "../utils/Db.ts"
-import { BOT, entry, freshServer, Seeder, sqlLayer } from "./AuditHarness.ts"
+import { BOT, entry, freshServer, Seeder, sqlLayer } from "./AuditFixtures.ts"
 
 const DAY = 86_400_000
 

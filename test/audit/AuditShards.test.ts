@@ -6,7 +6,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { AUDIT_DENSE } from "../../src/layers/sql/AuditBuckets.ts"
+import { AUDIT_DENSE } from "../../src/layers/audit/AuditBuckets.ts"
 import { dbKinds, testDb } from "../utils/Db.ts"
 
 const check = (server: string) => Effect.gen(function*() {

@@ -4,11 +4,11 @@ import { createHash, randomBytes } from "node:crypto"
 import { deliveryDefaults } from "../../src/layers/config/AppConfig.ts"
 import type { AppConfigShape } from "../../src/layers/config/AppConfig.ts"
 import { SettingsLive } from "../../src/layers/config/Settings.ts"
-import { Auth } from "../../src/services/Auth.ts"
-import { ChatPlatform, PlatformRejected } from "../../src/services/ChatPlatform.ts"
-import type { PlatformTokens, PlatformUser } from "../../src/services/ChatPlatform.ts"
-import { Cipher, generateKey, parseKeyring } from "../../src/services/Cipher.ts"
-import type { TokenStore } from "../../src/services/TokenStore.ts"
+import { AuthLive } from "../../src/services/auth/AuthLive.ts"
+import { ChatPlatform, PlatformRejected } from "../../src/services/platform/ChatPlatform.ts"
+import type { PlatformTokens, PlatformUser } from "../../src/services/platform/ChatPlatform.ts"
+import { Cipher, generateKey, parseKeyring } from "../../src/services/infra/Cipher.ts"
+import type { TokenStore } from "../../src/services/auth/TokenStore.ts"
 import { stubService } from "../layers/Stub.ts"
 
 export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigShape => ({
@@ -31,6 +31,7 @@ export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigSh
   trustProxy: false,
   logLevel: "Info",
   logFormat: "json",
+  shutdownGraceMs: 10_000,
   maintenance: false,
   accessTokenTtlSeconds: 3600,
   refreshTokenTtlSeconds: 30 * 24 * 3600,
@@ -165,7 +166,7 @@ export const authLayer = <ROut, E, R>(
   fake: FakePlatform,
   config: AppConfigShape = testConfig()
 ) =>
-  Auth.layer.pipe(
+  AuthLive.pipe(
     Layer.provideMerge(Layer.mergeAll(
       store,
       Cipher.layer(testKeyring),

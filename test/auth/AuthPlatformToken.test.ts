@@ -6,9 +6,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Redacted } from "effect"
 import { TestClock } from "effect/testing"
-import { Auth } from "../../src/services/Auth.ts"
-import { TokenStore } from "../../src/services/TokenStore.ts"
-import { failTag, run, signIn } from "./AuthFlows.ts"
+import { Auth } from "../../src/services/auth/Auth.ts"
+import { TokenStore } from "../../src/services/auth/TokenStore.ts"
+import { failTag, run, signIn } from "./AuthFlowFixtures.ts"
 
 describe("Auth: platform token", () => {
   it.effect("decrypts the family's platform token", () =>

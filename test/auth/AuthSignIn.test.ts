@@ -2,11 +2,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect } from "effect"
 import { TestClock } from "effect/testing"
-import { Auth } from "../../src/services/Auth.ts"
-import { s256 } from "../../src/services/Pkce.ts"
-import { newSecret } from "../../src/services/TokenStore.ts"
+import { Auth } from "../../src/services/auth/Auth.ts"
+import { s256 } from "../../src/services/auth/Pkce.ts"
+import { newSecret } from "../../src/services/auth/TokenStore.ts"
 import { testConfig } from "./AuthFixtures.ts"
-import { CLIENT, failTag, run, signInRedirect } from "./AuthFlows.ts"
+import { CLIENT, failTag, run, signInRedirect } from "./AuthFlowFixtures.ts"
 
 describe("Auth: login", () => {
   it.effect("redirects to the platform with PKCE S256, its own callback, and a one-use state; sets the cookie", () =>

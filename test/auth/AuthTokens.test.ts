@@ -5,12 +5,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import { ServiceUnavailable } from "../../src/domain/Errors.ts"
-import { Auth } from "../../src/services/Auth.ts"
-import { s256 } from "../../src/services/Pkce.ts"
-import { newSecret, TokenStore } from "../../src/services/TokenStore.ts"
+import { ServiceUnavailable } from "../../src/domain/infra/Errors.ts"
+import { Auth } from "../../src/services/auth/Auth.ts"
+import { s256 } from "../../src/services/auth/Pkce.ts"
+import { newSecret, TokenStore } from "../../src/services/auth/TokenStore.ts"
 import { authLayer, makeFakePlatform } from "./AuthFixtures.ts"
-import { CLIENT, failTag, run, signIn, signInRedirect } from "./AuthFlows.ts"
+import { CLIENT, failTag, run, signIn, signInRedirect } from "./AuthFlowFixtures.ts"
 
 describe("Auth: temporary token", () => {
   it.effect("works once; a second use is 401 and kills what the first use got", () =>

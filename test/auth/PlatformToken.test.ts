@@ -8,13 +8,14 @@ import { assert, describe, it, layer } from "@effect/vitest"
 import { Context, Effect, Exit, Layer, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import { SettingsLive } from "../../src/layers/config/Settings.ts"
-import { TokenStoreCached } from "../../src/layers/cache/TokenStoreCached.ts"
-import { TokenStoreSql } from "../../src/layers/sql/TokenStoreSql.ts"
-import { Auth } from "../../src/services/Auth.ts"
-import { ChatPlatform } from "../../src/services/ChatPlatform.ts"
-import { Cipher, generateKey, parseKeyring } from "../../src/services/Cipher.ts"
-import type { Keyring } from "../../src/services/Cipher.ts"
-import { TokenStore } from "../../src/services/TokenStore.ts"
+import { TokenStoreCached } from "../../src/layers/auth/TokenStoreCached.ts"
+import { TokenStoreSql } from "../../src/layers/auth/TokenStoreSql.ts"
+import { Auth } from "../../src/services/auth/Auth.ts"
+import { AuthLive } from "../../src/services/auth/AuthLive.ts"
+import { ChatPlatform } from "../../src/services/platform/ChatPlatform.ts"
+import { Cipher, generateKey, parseKeyring } from "../../src/services/infra/Cipher.ts"
+import type { Keyring } from "../../src/services/infra/Cipher.ts"
+import { TokenStore } from "../../src/services/auth/TokenStore.ts"
 import { TokenStoreMemory } from "../layers/TokenStoreMemory.ts"
 import { CapturedLogs } from "../utils/CapturedLogs.ts"
 import { testDb } from "../utils/Db.ts"
@@ -29,7 +30,7 @@ const failTag = <A, E extends { readonly _tag: string }, R>(self: Effect.Effect<
 /** A gateway instance: its own Auth (own single flight and decrypted cache), optionally its own token cache and keys, over the shared store. */
 const instance = (options: { readonly cacheMs?: number; readonly keyring?: Keyring } = {}) =>
   Effect.gen(function*() {
-    let auth: Layer.Layer<Auth, never, TokenStore | Cipher | ChatPlatform | Layer.Success<ReturnType<typeof SettingsLive>>> = Auth.layer
+    let auth: Layer.Layer<Auth, never, TokenStore | Cipher | ChatPlatform | Layer.Success<ReturnType<typeof SettingsLive>>> = AuthLive
     if (options.cacheMs !== undefined) auth = auth.pipe(Layer.provide(TokenStoreCached(options.cacheMs)))
     if (options.keyring !== undefined) auth = auth.pipe(Layer.provide(Cipher.layer(options.keyring)))
     const context = yield* Layer.build(Layer.fresh(auth))

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect } from "effect"
 import { loadConfig } from "../../src/layers/config/AppConfig.ts"
-import { makeRedirectAllowlist } from "../../src/services/RedirectAllowlist.ts"
+import { makeRedirectAllowlist } from "../../src/services/auth/RedirectAllowlist.ts"
 
 const allowlist = makeRedirectAllowlist([
   "https://client.example/callback",

@@ -6,14 +6,15 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { SettingsLive } from "../../src/layers/config/Settings.ts"
-import { ChatPlatformDiscord } from "../../src/layers/discord/ChatPlatformDiscord.ts"
+import { ChatPlatformDiscord } from "../../src/layers/platform/discord/ChatPlatformDiscord.ts"
 import { SandboxServer } from "../../src/sandbox/Sandbox.ts"
 import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
 import { ALICE_ID, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET } from "../../src/sandbox/Seed.ts"
-import { Auth } from "../../src/services/Auth.ts"
-import { ChatPlatform } from "../../src/services/ChatPlatform.ts"
-import { Cipher } from "../../src/services/Cipher.ts"
-import { TokenStore } from "../../src/services/TokenStore.ts"
+import { Auth } from "../../src/services/auth/Auth.ts"
+import { AuthLive } from "../../src/services/auth/AuthLive.ts"
+import { ChatPlatform } from "../../src/services/platform/ChatPlatform.ts"
+import { Cipher } from "../../src/services/infra/Cipher.ts"
+import { TokenStore } from "../../src/services/auth/TokenStore.ts"
 import { TokenStoreMemory } from "../layers/TokenStoreMemory.ts"
 import { testConfig, testKeyring } from "./AuthFixtures.ts"
 
@@ -28,7 +29,7 @@ const Platform = Layer.unwrap(Effect.map(SandboxServer, (server) =>
   })
 )).pipe(Layer.provide(FetchHttpClient.layer))
 
-const Env = Auth.layer.pipe(
+const Env = AuthLive.pipe(
   Layer.provideMerge(Layer.mergeAll(
     TokenStoreMemory,
     Cipher.layer(testKeyring),

@@ -4,8 +4,8 @@
  */
 import { Clock, Effect } from "effect"
 import { randomUUID } from "node:crypto"
-import { newToken, TokenStore } from "../../src/services/TokenStore.ts"
-import type { NewToken, TokenKind } from "../../src/services/TokenStore.ts"
+import { newToken, TokenStore } from "../../src/services/auth/TokenStore.ts"
+import type { NewToken, TokenKind } from "../../src/services/auth/TokenStore.ts"
 
 export const user = { id: "100000000000000001", username: "alice", discriminator: "0", globalName: null, avatar: null, locale: "en-US" }
 export const platform = { accessEnc: "v1.k1.aaa.bbb", refreshEnc: "v1.k1.ccc.ddd", expiresAt: new Date(Date.now() + 3600_000) }

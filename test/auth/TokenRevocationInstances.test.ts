@@ -2,7 +2,7 @@
  * Ended tokens end on every instance at once (decisions.md "Sign-in and tokens"): two gateway
  * instances A and B, each with its own pool, token cache and LISTEN connection, on one PostgreSQL
  * schema. A token used on B (so B keeps it for 5 s) and then revoked, rotated or family-revoked on A
- * answers 401 on B within milliseconds (PostgreSQL NOTIFY, layers/sql/TokenStoreListener.ts), not
+ * answers 401 on B within milliseconds (PostgreSQL NOTIFY, layers/auth/TokenStoreListener.ts), not
  * after B's 5 s. Fail-safe: with B's LISTEN connection terminated, B never answers from its cache,
  * and it listens (and caches) again afterwards. PostgreSQL only (TEST_DATABASE_URL): the embedded
  * database serves one instance.
@@ -13,12 +13,13 @@ import { Context, Effect, Layer, Redacted, References } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { randomBytes } from "node:crypto"
 import { liveCapabilities, makeApp } from "../../src/layers/App.ts"
+import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
 import type { Capabilities } from "../../src/layers/App.ts"
 import { MigrationsLayer } from "../../src/layers/migrations/Migrations.ts"
 import { ALICE_ID } from "../../src/sandbox/Seed.ts"
-import { generateKey, parseKeyring } from "../../src/services/Cipher.ts"
-import type { Keyring } from "../../src/services/Cipher.ts"
-import { DependencyHealth, makeDependencyHealth } from "../../src/services/DependencyHealth.ts"
+import { generateKey, parseKeyring } from "../../src/services/infra/Cipher.ts"
+import type { Keyring } from "../../src/services/infra/Cipher.ts"
+import { DependencyHealth, makeDependencyHealth } from "../../src/services/infra/DependencyHealth.ts"
 import { CapturedLogs } from "../utils/CapturedLogs.ts"
 import { freePort, signIn, TestApp, testAppConfig } from "../utils/TestApp.ts"
 import type { Tokens } from "../utils/TestApp.ts"
@@ -61,8 +62,8 @@ const instance = (tag: string, url: string, schema: string, pgboss: string, keyr
         applicationName
       }))
     )
-    const capabilities = liveCapabilities(config, keyring, db, { schema: pgboss, pollingInterval: "0.5 seconds" })
-    const app = makeApp(config, capabilities as Layer.Layer<Capabilities, unknown>).pipe(
+    const capabilities = liveCapabilities(config, SandboxMode.of(config), keyring, db, { schema: pgboss, pollingInterval: "0.5 seconds" })
+    const app = makeApp(config, SandboxMode.of(config), capabilities as Layer.Layer<Capabilities, unknown>).pipe(
       Layer.merge(Layer.succeed(TestApp, TestApp.of({ url: config.publicUrl, config }))),
       Layer.provide(logs === undefined ? Layer.empty : Layer.succeedContext(logs)),
       Layer.provide(Layer.succeed(References.MinimumLogLevel, logs === undefined ? "Warn" : "Info")),

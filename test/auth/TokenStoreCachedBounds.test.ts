@@ -1,5 +1,5 @@
 /**
- * The token cache's memory (layers/cache/TokenStoreCached.ts): its maps are bounded (expired entries
+ * The token cache's memory (layers/auth/TokenStoreCached.ts): its maps are bounded (expired entries
  * swept first, then emptied), so are the families it remembers as invalidated, and its digest memo
  * holds a raw token no longer than an entry keeps it: never past a revocation or an emptying, and
  * only for what was kept. The bound is the layer's own (50,000): the tests fill it.
@@ -8,9 +8,9 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { randomUUID } from "node:crypto"
-import { makeDigestMemo } from "../../src/layers/cache/TokenStoreCached.ts"
-import { sha256Hex } from "../../src/services/TokenStore.ts"
-import { cachedOver, countingHashes, makeFakeStore } from "./TokenStoreFake.ts"
+import { makeDigestMemo } from "../../src/layers/auth/TokenStoreCached.ts"
+import { sha256Hex } from "../../src/services/auth/TokenStore.ts"
+import { cachedOver, countingHashes, makeFakeStore } from "./TokenStoreFixtures.ts"
 
 const MAX_ENTRIES = 50_000
 

@@ -10,8 +10,8 @@ import { HttpClientRequest } from "effect/http"
 import { createServer } from "node:http"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import { BotId, FormId, ServerId } from "../../src/domain/Ids.ts"
-import { isRetryable, retryAfterMs, withIdempotencyKey } from "../../src/http/ClientRetry.ts"
+import { BotId, FormId, ServerId } from "../../src/domain/infra/Ids.ts"
+import { isRetryable, retryAfterMs, withIdempotencyKey } from "../../src/http/contract/ClientRetry.ts"
 import { makeClient } from "../../src/http/client.ts"
 
 type Step = (req: IncomingMessage, res: ServerResponse) => void

@@ -130,7 +130,7 @@ layer(TestApp.layer({ capabilities: "memory" }), { excludeTestServices: true, ti
         const tarball = join(dir, packed[0]!.filename)
         const files = packed[0]!.files.map((f) => f.path)
         assert.isBelow(statSync(tarball).size, 500_000, "kilobytes, not the server's 113 MB")
-        for (const f of ["package.json", "index.js", "index.d.ts", "types/http/client.d.ts", "types/domain/Ids.d.ts", "README.md", "LICENSE"]) {
+        for (const f of ["package.json", "index.js", "index.d.ts", "types/http/client.d.ts", "types/domain/infra/Ids.d.ts", "README.md", "LICENSE"]) {
           assert.include(files, f)
         }
         assert.isEmpty(files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts")), "no TypeScript sources")

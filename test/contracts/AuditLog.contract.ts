@@ -1,14 +1,14 @@
 /**
  * The AuditLog contract: the logs query (pages, order, filters by module and time, scope, the wire
  * shape, 400s naming each bad parameter) and append-then-query, on every layer. A layer comes with a
- * Seeder (test/audit/AuditHarness.ts) that writes entries at chosen times.
+ * Seeder (test/audit/AuditFixtures.ts) that writes entries at chosen times.
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { Layer } from "effect"
-import type { AuditLogQuery } from "../../src/domain/AuditLog.ts"
-import { AuditLog } from "../../src/services/AuditLog.ts"
-import { BOT, entry, freshServer, seedMany, Seeder } from "../audit/AuditHarness.ts"
+import type { AuditLogQuery } from "../../src/domain/audit/AuditLog.ts"
+import { AuditLog } from "../../src/services/audit/AuditLog.ts"
+import { BOT, entry, freshServer, seedMany, Seeder } from "../audit/AuditFixtures.ts"
 
 const T0 = Date.UTC(2024, 0, 1)
 const query = (serverId: string, q: AuditLogQuery = {}, botId = BOT) => AuditLog.use((log) => log.query({ botId, serverId }, q))

@@ -5,8 +5,8 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import type { Layer } from "effect"
-import type { BotRecord } from "../../src/services/Bots.ts"
-import { Bots } from "../../src/services/Bots.ts"
+import type { BotRecord } from "../../src/services/platform/Bots.ts"
+import { Bots } from "../../src/services/platform/Bots.ts"
 
 const bot = (id: string, name = `Bot ${id.slice(-2)}`, icon: string | null = null): BotRecord => ({
   id,

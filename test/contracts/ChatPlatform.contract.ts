@@ -7,8 +7,8 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import type { Layer } from "effect"
 import { createHash, randomBytes } from "node:crypto"
-import type { PlatformError, PlatformGuildSummary, PlatformUser } from "../../src/services/ChatPlatform.ts"
-import { ChatPlatform } from "../../src/services/ChatPlatform.ts"
+import type { PlatformError, PlatformGuildSummary, PlatformUser } from "../../src/services/platform/ChatPlatform.ts"
+import { ChatPlatform } from "../../src/services/platform/ChatPlatform.ts"
 
 /** What the suite needs to know about the data behind the layer. */
 export interface ChatPlatformFixture<R> {

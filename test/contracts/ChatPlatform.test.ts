@@ -4,7 +4,7 @@
  */
 import { Effect, Layer } from "effect"
 import { FetchHttpClient } from "effect/http"
-import { ChatPlatformDiscord } from "../../src/layers/discord/ChatPlatformDiscord.ts"
+import { ChatPlatformDiscord } from "../../src/layers/platform/discord/ChatPlatformDiscord.ts"
 import { SandboxServer } from "../../src/sandbox/Sandbox.ts"
 import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
 import {
@@ -27,7 +27,7 @@ import {
 } from "../../src/sandbox/Seed.ts"
 import { ChatPlatformMemory, ChatPlatformMemoryState } from "../layers/ChatPlatformMemory.ts"
 import { chatPlatformContract, type ChatPlatformFixture } from "./ChatPlatform.contract.ts"
-import { approveOnSandbox } from "./SandboxSignIn.ts"
+import { approveOnSandbox } from "./SandboxSignInFixtures.ts"
 
 // Written out rather than computed with the sandbox's own helpers, so a wrong rule in either layer shows.
 const fixture: Omit<ChatPlatformFixture<never>, "approve"> = {

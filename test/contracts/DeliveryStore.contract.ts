@@ -10,9 +10,9 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { DeliveryStore } from "../../src/services/DeliveryStore.ts"
-import { addFeed, BOT, minutesAgo, newIdentifier, newWebhookId, pending, SERVER, statusOf, UNNAMED_BOT } from "./DeliveryStoreData.ts"
-import type { DeliveryStoreLayer } from "./DeliveryStoreData.ts"
+import { DeliveryStore } from "../../src/services/delivery/DeliveryStore.ts"
+import { addFeed, BOT, minutesAgo, newIdentifier, newWebhookId, pending, SERVER, statusOf, UNNAMED_BOT } from "./DeliveryStoreFixtures.ts"
+import type { DeliveryStoreLayer } from "./DeliveryStoreFixtures.ts"
 import { deliveryStoreFlowTests } from "./DeliveryStoreFlow.contract.ts"
 
 export const deliveryStoreContract = <E>(name: string, storeLayer: DeliveryStoreLayer<E>) =>

@@ -3,10 +3,10 @@
  * PGlite (and PostgreSQL with TEST_DATABASE_URL), each with the FeedsRepo and Bots of its kind.
  */
 import { Layer } from "effect"
-import { BotsSql } from "../../src/layers/sql/BotsSql.ts"
-import { DeliveryStoreSql } from "../../src/layers/sql/DeliveryStoreSql.ts"
-import { FeedsRepoSql } from "../../src/layers/sql/FeedsRepoSql.ts"
-import { Cipher, generateKey, parseKeyring } from "../../src/services/Cipher.ts"
+import { BotsSql } from "../../src/layers/platform/BotsSql.ts"
+import { DeliveryStoreSql } from "../../src/layers/delivery/DeliveryStoreSql.ts"
+import { FeedsRepoSql } from "../../src/layers/feeds/FeedsRepoSql.ts"
+import { Cipher, generateKey, parseKeyring } from "../../src/services/infra/Cipher.ts"
 import { BotsMemory } from "../layers/BotsMemory.ts"
 import { DeliveryStoreMemory } from "../layers/DeliveryStoreMemory.ts"
 import { FeedsRepoMemoryShared } from "../layers/FeedsRepoMemory.ts"

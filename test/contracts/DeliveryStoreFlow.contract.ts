@@ -7,12 +7,12 @@
 import { assert } from "@effect/vitest"
 import type { Vitest } from "@effect/vitest"
 import { Effect, Option, Redacted } from "effect"
-import type { Bots } from "../../src/services/Bots.ts"
-import type { Cipher } from "../../src/services/Cipher.ts"
-import { DeliveryStore } from "../../src/services/DeliveryStore.ts"
-import type { FeedStatus } from "../../src/services/DeliveryStore.ts"
-import { FeedsRepo } from "../../src/services/FeedsRepo.ts"
-import { addFeed, BOT, minutesAgo, newIdentifier, newWebhookId, pending, SERVER, skipped, statusOf } from "./DeliveryStoreData.ts"
+import type { Bots } from "../../src/services/platform/Bots.ts"
+import type { Cipher } from "../../src/services/infra/Cipher.ts"
+import { DeliveryStore } from "../../src/services/delivery/DeliveryStore.ts"
+import type { FeedStatus } from "../../src/services/delivery/DeliveryStore.ts"
+import { FeedsRepo } from "../../src/services/feeds/FeedsRepo.ts"
+import { addFeed, BOT, minutesAgo, newIdentifier, newWebhookId, pending, SERVER, skipped, statusOf } from "./DeliveryStoreFixtures.ts"
 
 const next = (webhookId: string) => Effect.map(DeliveryStore.use((s) => s.nextPending(webhookId)), Option.getOrThrow)
 const nextItem = (webhookId: string) =>

@@ -12,15 +12,15 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
-import { Unauthorized } from "../../src/domain/Errors.ts"
-import type { UserId } from "../../src/domain/Ids.ts"
-import type { Principal } from "../../src/domain/Principal.ts"
+import { Unauthorized } from "../../src/domain/infra/Errors.ts"
+import type { UserId } from "../../src/domain/infra/Ids.ts"
+import type { Principal } from "../../src/domain/auth/Principal.ts"
 import { ALICE_ID, BOB_ID, BOT1_ID, BOT1_TOKEN, BOT2_ID, BOT2_TOKEN, CAROL_ID, S1_ID, S2_ID, S3_ID, S4_ID } from "../../src/sandbox/Seed.ts"
-import { ChatPlatform } from "../../src/services/ChatPlatform.ts"
-import { Directory, DirectorySettings } from "../../src/services/Directory.ts"
-import type { Need } from "../../src/services/Directory.ts"
-import { DirectoryLive } from "../../src/services/DirectoryLive.ts"
-import { PlatformSession } from "../../src/services/PlatformSession.ts"
+import { ChatPlatform } from "../../src/services/platform/ChatPlatform.ts"
+import { Directory, DirectorySettings } from "../../src/services/platform/Directory.ts"
+import type { Need } from "../../src/services/platform/Directory.ts"
+import { DirectoryLive } from "../../src/services/platform/DirectoryLive.ts"
+import { PlatformSession } from "../../src/services/platform/PlatformSession.ts"
 import { BotsMemory } from "../layers/BotsMemory.ts"
 
 /** The user approves a sign-in at the platform: the code and state sent back. */

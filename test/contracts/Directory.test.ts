@@ -4,12 +4,12 @@
  */
 import { Effect, Layer } from "effect"
 import { FetchHttpClient } from "effect/http"
-import { ChatPlatformDiscord } from "../../src/layers/discord/ChatPlatformDiscord.ts"
+import { ChatPlatformDiscord } from "../../src/layers/platform/discord/ChatPlatformDiscord.ts"
 import { SandboxServer } from "../../src/sandbox/Sandbox.ts"
 import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
 import { ChatPlatformMemory, ChatPlatformMemoryState } from "../layers/ChatPlatformMemory.ts"
 import { directoryContract } from "./Directory.contract.ts"
-import { approveOnSandbox } from "./SandboxSignIn.ts"
+import { approveOnSandbox } from "./SandboxSignInFixtures.ts"
 
 /** The live client pointed at a sandbox of its own, on a free loopback port. */
 const Discord = Layer.unwrap(Effect.map(SandboxServer, (sandbox) => ChatPlatformDiscord.layer(SandboxMode.platform(sandbox.url))))

@@ -13,12 +13,12 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Option, Redacted } from "effect"
 import type { Layer } from "effect"
-import { AuditLog } from "../../src/services/AuditLog.ts"
-import type { EventType } from "../../src/domain/AuditLog.ts"
-import { Bots } from "../../src/services/Bots.ts"
-import { DisableNoticeStore } from "../../src/services/DisableNotices.ts"
-import type { OpenNotice } from "../../src/services/DisableNotices.ts"
-import { FeedsRepo } from "../../src/services/FeedsRepo.ts"
+import { AuditLog } from "../../src/services/audit/AuditLog.ts"
+import type { EventType } from "../../src/domain/audit/AuditLog.ts"
+import { Bots } from "../../src/services/platform/Bots.ts"
+import { DisableNoticeStore } from "../../src/services/delivery/DisableNotices.ts"
+import type { OpenNotice } from "../../src/services/delivery/DisableNotices.ts"
+import { FeedsRepo } from "../../src/services/feeds/FeedsRepo.ts"
 
 export interface DisableNoticesFixture<R> {
   /** The feed becomes disabled with `reason` (a notice waits). */

@@ -7,9 +7,9 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { Layer } from "effect"
-import type { LookupModule } from "../../src/domain/Feed.ts"
-import type { ExternalGame, ExternalUser, ForumInfo } from "../../src/services/ExternalSources.ts"
-import { ExternalSources } from "../../src/services/ExternalSources.ts"
+import type { LookupModule } from "../../src/domain/feeds/Feed.ts"
+import type { ExternalGame, ExternalUser, ForumInfo } from "../../src/services/sources/ExternalSources.ts"
+import { ExternalSources } from "../../src/services/sources/ExternalSources.ts"
 
 export interface ExternalSourcesFixture<R> {
   /** Users the sources hold, each with the inputs a caller may find them by. */

@@ -13,7 +13,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { Layer } from "effect"
-import { FeedInsightStore } from "../../src/services/FeedInsightStore.ts"
+import { FeedInsightStore } from "../../src/services/insight/FeedInsightStore.ts"
 import type { MemoryDelivery } from "../layers/FeedInsightStoreMemory.ts"
 
 export type FixtureDelivery = MemoryDelivery

@@ -5,7 +5,7 @@
  */
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { FeedInsightStoreSql } from "../../src/layers/sql/FeedInsightStoreSql.ts"
+import { FeedInsightStoreSql } from "../../src/layers/insight/FeedInsightStoreSql.ts"
 import { FeedInsightMemoryLog, FeedInsightStoreMemory } from "../layers/FeedInsightStoreMemory.ts"
 import { dbKinds, testDb } from "../utils/Db.ts"
 import { feedInsightStoreContract } from "./FeedInsightStore.contract.ts"

@@ -1,6 +1,6 @@
 /** The FeedsRepo contract on every layer: memory, and SQL on PGlite (and PostgreSQL with TEST_DATABASE_URL). */
 import { Layer } from "effect"
-import { FeedsRepoSql } from "../../src/layers/sql/FeedsRepoSql.ts"
+import { FeedsRepoSql } from "../../src/layers/feeds/FeedsRepoSql.ts"
 import { FeedsRepoMemory } from "../layers/FeedsRepoMemory.ts"
 import { dbKinds, testDb } from "../utils/Db.ts"
 import { feedsRepoContract } from "./FeedsRepo.contract.ts"

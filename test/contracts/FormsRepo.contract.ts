@@ -6,9 +6,9 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import type { Layer } from "effect"
-import { BadRequest } from "../../src/domain/Errors.ts"
-import { FormsLimitReached, FormsRepo } from "../../src/services/FormsRepo.ts"
-import { BOT, formData, OTHER_SERVER, SERVER, step } from "../forms/fixtures.ts"
+import { BadRequest } from "../../src/domain/infra/Errors.ts"
+import { FormsLimitReached, FormsRepo } from "../../src/services/forms/FormsRepo.ts"
+import { BOT, formData, OTHER_SERVER, SERVER, step } from "../forms/FormFixtures.ts"
 
 const scope = { botId: BOT, serverId: SERVER }
 

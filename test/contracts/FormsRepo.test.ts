@@ -3,7 +3,7 @@
  * and SQL on PGlite (and PostgreSQL with TEST_DATABASE_URL).
  */
 import { Layer } from "effect"
-import { FormsRepoSql } from "../../src/layers/sql/FormsRepoSql.ts"
+import { FormsRepoSql } from "../../src/layers/forms/FormsRepoSql.ts"
 import { FormsRepoMemory } from "../layers/FormsRepoMemory.ts"
 import { dbKinds, testDb } from "../utils/Db.ts"
 import { formsRepoContract } from "./FormsRepo.contract.ts"

@@ -8,8 +8,8 @@ import { assert, layer } from "@effect/vitest"
 import { Cause, Deferred, Effect, Exit, Fiber, Option } from "effect"
 import type { Layer } from "effect"
 import { randomUUID } from "node:crypto"
-import { IdempotencyStore } from "../../src/services/IdempotencyStore.ts"
-import type { KeptAnswer, KeyClaim } from "../../src/services/IdempotencyStore.ts"
+import { IdempotencyStore } from "../../src/services/infra/IdempotencyStore.ts"
+import type { KeptAnswer, KeyClaim } from "../../src/services/infra/IdempotencyStore.ts"
 
 export interface IdempotencyFixture<R> {
   /** The user's key was stored `hours` ago. */

@@ -5,9 +5,9 @@
  */
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { makeIdempotencyStoreSql } from "../../src/layers/sql/IdempotencyStoreSql.ts"
-import { Cipher, generateKey, parseKeyring } from "../../src/services/Cipher.ts"
-import { IdempotencyStore } from "../../src/services/IdempotencyStore.ts"
+import { makeIdempotencyStoreSql } from "../../src/layers/infra/IdempotencyStoreSql.ts"
+import { Cipher, generateKey, parseKeyring } from "../../src/services/infra/Cipher.ts"
+import { IdempotencyStore } from "../../src/services/infra/IdempotencyStore.ts"
 import { backdate, IdempotencyStoreMemory } from "../layers/IdempotencyStoreMemory.ts"
 import { dbKinds, testDb } from "../utils/Db.ts"
 import { idempotencyStoreContract } from "./IdempotencyStore.contract.ts"

@@ -10,9 +10,9 @@ import { Deferred, Effect, Exit, Fiber, Option, Schema, Scope } from "effect"
 import type { Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
-import { JobEngine, JobNoRetry, JobQueue } from "../../src/services/JobEngine.ts"
-import type { JobEngineError } from "../../src/services/JobEngine.ts"
-import { waitUntil } from "../jobs/JobEngineHarness.ts"
+import { JobEngine, JobNoRetry, JobQueue } from "../../src/services/jobs/JobEngine.ts"
+import type { JobEngineError } from "../../src/services/jobs/JobEngine.ts"
+import { waitUntil } from "../jobs/JobEngineFixtures.ts"
 
 const N = Schema.Struct({ n: Schema.Number })
 

@@ -4,7 +4,7 @@
  */
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { anotherEngine, engineDb, suiteOptions } from "../jobs/JobEngineHarness.ts"
+import { anotherEngine, engineDb, suiteOptions } from "../jobs/JobEngineFixtures.ts"
 import { dbKinds, rawDb } from "../utils/Db.ts"
 import { jobEngineContract } from "./JobEngine.contract.ts"
 

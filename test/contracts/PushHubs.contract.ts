@@ -11,8 +11,8 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Option, Redacted } from "effect"
 import type { Layer } from "effect"
-import { PushHubs, youtubeTopic } from "../../src/services/PushHubs.ts"
-import type { PushHubError } from "../../src/services/PushHubs.ts"
+import { PushHubs, youtubeTopic } from "../../src/services/push/PushHubs.ts"
+import type { PushHubError } from "../../src/services/push/PushHubs.ts"
 
 export interface PushHubsFixture<R> {
   /** Subscribe requests (renewals included) the WebSub hub received for the topic. */

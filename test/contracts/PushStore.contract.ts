@@ -15,11 +15,11 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Exit, Option, Redacted } from "effect"
 import type { Layer } from "effect"
-import type { FeedModuleName } from "../../src/domain/Platform.ts"
-import { DeliveryStore } from "../../src/services/DeliveryStore.ts"
-import { FeedsRepo } from "../../src/services/FeedsRepo.ts"
-import { PushStore } from "../../src/services/PushStore.ts"
-import type { PushSubscription, PushTopic } from "../../src/services/PushStore.ts"
+import type { FeedModuleName } from "../../src/domain/platform/Platform.ts"
+import { DeliveryStore } from "../../src/services/delivery/DeliveryStore.ts"
+import { FeedsRepo } from "../../src/services/feeds/FeedsRepo.ts"
+import { PushStore } from "../../src/services/push/PushStore.ts"
+import type { PushSubscription, PushTopic } from "../../src/services/push/PushStore.ts"
 
 export type PushStoreLayer<E> = Layer.Layer<PushStore | DeliveryStore | FeedsRepo, E>
 

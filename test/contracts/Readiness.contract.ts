@@ -6,7 +6,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import type { Layer } from "effect"
-import { Readiness } from "../../src/services/Readiness.ts"
+import { Readiness } from "../../src/services/infra/Readiness.ts"
 
 export const readinessContract = <E>(name: string, readinessLayer: Layer.Layer<Readiness, E>) =>
   layer(readinessLayer, { excludeTestServices: true })(`Readiness contract (${name})`, (it) => {

@@ -4,16 +4,16 @@
  * (never NotModified); polled again with the state it returned, an unchanged source serves nothing
  * new; a post published at the source is served by the next poll; a source that does not exist
  * fails as `gone`; `pollMany` answers once per source, as `poll` does. Time-outs, size caps, SSRF
- * guards and each platform's request shapes belong to the live poller's own tests (test/poll).
+ * guards and each platform's request shapes belong to the live poller's own tests (test/sources/poll).
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { Layer } from "effect"
-import type { FeedModuleName } from "../../src/domain/Platform.ts"
-import type { Item } from "../../src/services/delivery/Item.ts"
-import { itemTitle } from "../../src/services/delivery/Item.ts"
-import type { PollResult } from "../../src/services/SourcePoller.ts"
-import { emptyPollState, PollFailed, SourcePoller } from "../../src/services/SourcePoller.ts"
+import type { FeedModuleName } from "../../src/domain/platform/Platform.ts"
+import type { Item } from "../../src/services/delivery/render/Item.ts"
+import { itemTitle } from "../../src/services/delivery/render/Item.ts"
+import type { PollResult } from "../../src/services/sources/SourcePoller.ts"
+import { emptyPollState, PollFailed, SourcePoller } from "../../src/services/sources/SourcePoller.ts"
 
 /** An identifier, given where rss feeds are served (the sandbox's port, or the memory origin). */
 export type Identifier = (origin: string) => string

@@ -7,10 +7,10 @@ import { FetchHttpClient } from "effect/http"
 import { SourcePollerHttp } from "../../src/layers/sources/poll/SourcePollerHttp.ts"
 import { SandboxServer } from "../../src/sandbox/Sandbox.ts"
 import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
-import { forum, rss } from "../delivery/Items.ts"
+import { forum, rss } from "../delivery/ItemFixtures.ts"
 import { MEMORY_ORIGIN } from "../layers/ExternalSourcesMemory.ts"
 import { SourcePollerMemory, SourcesControl } from "../layers/SourcePollerMemory.ts"
-import { call, field } from "../sandbox/SandboxCall.ts"
+import { call, field } from "../sandbox/SandboxCallFixtures.ts"
 import { sourcePollerContract, type SourcePollerFixture } from "./SourcePoller.contract.ts"
 
 // Written out rather than derived from the seed, so a wrong rule in either layer shows.

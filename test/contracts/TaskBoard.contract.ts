@@ -1,13 +1,13 @@
 /**
  * The TaskBoard contract: the open boards of a paired server, in the board's order; `undefined`
  * for a server with no pairing or a pairing the board no longer accepts (the forms then offer
- * board `-1`). Outages belong to the live layer's own tests (test/sources/TaskBoardLive.test.ts).
+ * board `-1`). Outages belong to the live layer's own tests (test/taskboard/TaskBoardLive.test.ts).
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { Layer } from "effect"
-import type { Board } from "../../src/domain/Form.ts"
-import { TaskBoard } from "../../src/services/TaskBoard.ts"
+import type { Board } from "../../src/domain/forms/Form.ts"
+import { TaskBoard } from "../../src/services/taskboard/TaskBoard.ts"
 
 export interface TaskBoardFixture {
   /** A paired server and its team's open boards. */

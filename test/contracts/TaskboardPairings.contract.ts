@@ -5,8 +5,8 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import type { Layer } from "effect"
-import type { Pairing } from "../../src/services/TaskboardPairings.ts"
-import { TaskboardPairings } from "../../src/services/TaskboardPairings.ts"
+import type { Pairing } from "../../src/services/taskboard/TaskboardPairings.ts"
+import { TaskboardPairings } from "../../src/services/taskboard/TaskboardPairings.ts"
 
 const pairing = (teamId: string, key: string, token: string): Pairing => ({
   teamId,

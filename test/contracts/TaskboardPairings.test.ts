@@ -1,7 +1,7 @@
 /** The TaskboardPairings contract on every layer: memory, and SQL on PGlite (and PostgreSQL with TEST_DATABASE_URL). */
 import { Layer } from "effect"
-import { TaskboardPairingsSql } from "../../src/layers/sql/TaskboardPairingsSql.ts"
-import { Cipher, generateKey, parseKeyring } from "../../src/services/Cipher.ts"
+import { TaskboardPairingsSql } from "../../src/layers/taskboard/TaskboardPairingsSql.ts"
+import { Cipher, generateKey, parseKeyring } from "../../src/services/infra/Cipher.ts"
 import { TaskboardPairingsMemory } from "../layers/TaskboardPairingsMemory.ts"
 import { dbKinds, testDb } from "../utils/Db.ts"
 import { taskboardPairingsContract } from "./TaskboardPairings.contract.ts"

@@ -7,8 +7,8 @@ import { Effect } from "effect"
 import type { Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { randomUUID } from "node:crypto"
-import { newSecret, newToken, REFRESH_RACE_GRACE_MS, TokenStore } from "../../src/services/TokenStore.ts"
-import type { NewToken, TokenKind } from "../../src/services/TokenStore.ts"
+import { newSecret, newToken, REFRESH_RACE_GRACE_MS, TokenStore } from "../../src/services/auth/TokenStore.ts"
+import type { NewToken, TokenKind } from "../../src/services/auth/TokenStore.ts"
 
 const user = { id: "100000000000000001", username: "alice", discriminator: "0", globalName: null, avatar: null, locale: "en-US" }
 const token = (kind: TokenKind, ttlSeconds = 3600): NewToken => {

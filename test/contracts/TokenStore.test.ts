@@ -3,9 +3,9 @@
  * PostgreSQL with TEST_DATABASE_URL, also behind the cache that listens for revocations, as deployed).
  */
 import { Layer } from "effect"
-import { TokenStoreCached } from "../../src/layers/cache/TokenStoreCached.ts"
-import { TokenStoreListener } from "../../src/layers/sql/TokenStoreListener.ts"
-import { TokenStoreSql } from "../../src/layers/sql/TokenStoreSql.ts"
+import { TokenStoreCached } from "../../src/layers/auth/TokenStoreCached.ts"
+import { TokenStoreListener } from "../../src/layers/auth/TokenStoreListener.ts"
+import { TokenStoreSql } from "../../src/layers/auth/TokenStoreSql.ts"
 import { TokenStoreMemory } from "../layers/TokenStoreMemory.ts"
 import { dbKinds, testDb } from "../utils/Db.ts"
 import { tokenStoreContract } from "./TokenStore.contract.ts"

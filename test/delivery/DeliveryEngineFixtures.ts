@@ -5,12 +5,12 @@
 import { assert } from "@effect/vitest"
 import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
-import { render } from "../../src/services/delivery/Render.ts"
-import { Delivery } from "../../src/services/Delivery.ts"
-import { DeliveryScheduling } from "../../src/services/DeliveryScheduling.ts"
-import { insertFeed, newWebhook } from "./DeliveryHarness.ts"
-import type { Script } from "./DeliveryHarness.ts"
-import { rss } from "./Items.ts"
+import { render } from "../../src/services/delivery/render/Render.ts"
+import { DeliveryEngine } from "../../src/services/delivery/DeliveryEngine.ts"
+import { DeliveryScheduling } from "../../src/services/delivery/DeliveryScheduling.ts"
+import { insertFeed, newWebhook } from "./DeliveryFixtures.ts"
+import type { Script } from "./DeliveryFixtures.ts"
+import { rss } from "./ItemFixtures.ts"
 
 export const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000)
 /** An rss item of source `src`, published `age` minutes ago. */
@@ -36,7 +36,7 @@ export const baselinedWith = (script: Script) => (initial: ReadonlyArray<ReturnT
     const feedId = yield* insertFeed({ identifier, webhook, options })
     const sourceId = yield* DeliveryScheduling.use((s) => s.attach("rss", identifier))
     script.serve(identifier, initial)
-    const first = yield* Delivery.use((d) => d.pollSource(sourceId))
+    const first = yield* DeliveryEngine.use((d) => d.pollSource(sourceId))
     assert.strictEqual(first._tag, "Baseline")
     return { webhook, identifier, feedId, sourceId }
   })

@@ -7,10 +7,10 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
-import { Delivery } from "../../src/services/Delivery.ts"
-import { DeliveryScheduling } from "../../src/services/DeliveryScheduling.ts"
-import { DeliveryStore } from "../../src/services/DeliveryStore.ts"
-import { PollFailed } from "../../src/services/SourcePoller.ts"
+import { DeliveryEngine } from "../../src/services/delivery/DeliveryEngine.ts"
+import { DeliveryScheduling } from "../../src/services/delivery/DeliveryScheduling.ts"
+import { DeliveryStore } from "../../src/services/delivery/DeliveryStore.ts"
+import { PollFailed } from "../../src/services/sources/SourcePoller.ts"
 import { CapturedLogs, logged } from "../utils/CapturedLogs.ts"
 import { dbKinds } from "../utils/Db.ts"
 import {
@@ -25,7 +25,7 @@ import {
   processLayer,
   scriptedPoller,
   world
-} from "./DeliveryHarness.ts"
+} from "./DeliveryFixtures.ts"
 import { baselinedWith, bodyOf, item, minutesAgo, newSource } from "./DeliveryEngineFixtures.ts"
 
 for (const kind of dbKinds) {
@@ -41,7 +41,7 @@ for (const kind of dbKinds) {
     (it) => {
       it.effect("baseline posts nothing; a new item is posted once, rendered, and counted", () =>
         Effect.gen(function*() {
-          const delivery = yield* Delivery
+          const delivery = yield* DeliveryEngine
           const old = [item("a", "a1", 30), item("a", "a2", 20)]
           const { feedId, identifier, sourceId, webhook } = yield* baselined(old)
           assert.deepStrictEqual(yield* delivery.postWebhook(webhook.id), { sent: 0, failed: 0, interrupted: 0, more: false })
@@ -68,7 +68,7 @@ for (const kind of dbKinds) {
 
       it.effect("age cut-off, filters, the per-poll cap and order: oldest first, every skip stored with its reasons", () =>
         Effect.gen(function*() {
-          const delivery = yield* Delivery
+          const delivery = yield* DeliveryEngine
           const options = { filter_words: ["spam"], filter_excl: true, filter_mode: "AND" as const }
           const { feedId, identifier, sourceId, webhook } = yield* baselined([], options)
           const served = [
@@ -98,7 +98,7 @@ for (const kind of dbKinds) {
 
       it.effect("a feed created later on a polled source starts at its creation", () =>
         Effect.gen(function*() {
-          const delivery = yield* Delivery
+          const delivery = yield* DeliveryEngine
           const { identifier, sourceId } = yield* baselined([item("c", "c1", 60)])
           const webhook = yield* newWebhook
           const late = yield* insertFeed({ identifier, webhook, createdAt: minutesAgo(10) })
@@ -118,16 +118,16 @@ for (const kind of dbKinds) {
           const served = [item("d", "d0", 30), item("d", "d1", 3), item("d", "d2", 2)]
           script.serve(identifier, served)
           // The first process polls (the deliveries are recorded) and stops before posting.
-          yield* Delivery.use((d) => d.pollSource(sourceId)).pipe(Effect.provide(engine))
+          yield* DeliveryEngine.use((d) => d.pollSource(sourceId)).pipe(Effect.provide(engine))
           // The next one polls the same items (its poll state is older: no NotModified), then posts.
           yield* Effect.gen(function*() {
-            const delivery = yield* Delivery
+            const delivery = yield* DeliveryEngine
             yield* SqlClient.SqlClient.use((sql) => sql`UPDATE feed_sources SET poll_state = NULL WHERE id = ${sourceId}`)
             assert.deepInclude(yield* delivery.pollSource(sourceId), { _tag: "Delivered", queued: 0, skipped: 0 })
             assert.strictEqual((yield* delivery.postWebhook(webhook.id)).sent, 2)
           }).pipe(Effect.provide(engine))
           yield* Effect.gen(function*() {
-            const delivery = yield* Delivery
+            const delivery = yield* DeliveryEngine
             yield* delivery.pollSource(sourceId)
             yield* delivery.postWebhook(webhook.id)
           }).pipe(Effect.provide(engine))
@@ -136,7 +136,7 @@ for (const kind of dbKinds) {
 
       it.effect("webhook deleted (404): the feed is disabled with the reason, audited once, and nothing more is sent", () =>
         Effect.gen(function*() {
-          const delivery = yield* Delivery
+          const delivery = yield* DeliveryEngine
           const { feedId, identifier, sourceId, webhook } = yield* baselined([])
           yield* deleteWebhook(webhook)
           script.serve(identifier, [item("e", "e1", 3), item("e", "e2", 2)])
@@ -166,7 +166,7 @@ for (const kind of dbKinds) {
 
       it.effect("429 from the webhook: waited out within the call, nothing lost, nothing twice", () =>
         Effect.gen(function*() {
-          const delivery = yield* Delivery
+          const delivery = yield* DeliveryEngine
           const { identifier, sourceId, webhook } = yield* baselined([])
           const served = [item("f", "f1", 3), item("f", "f2", 2), item("f", "f3", 1)]
           script.serve(identifier, served)
@@ -185,7 +185,7 @@ for (const kind of dbKinds) {
 
       it.effect("500 from the webhook: it may be posted, so left `sending`; the next attempt looks in the channel, posts it once", () =>
         Effect.gen(function*() {
-          const delivery = yield* Delivery
+          const delivery = yield* DeliveryEngine
           const { feedId, identifier, sourceId, webhook } = yield* baselined([])
           script.serve(identifier, [item("g", "g1", 2)])
           yield* delivery.pollSource(sourceId)
@@ -201,7 +201,7 @@ for (const kind of dbKinds) {
 
       it.effect("no answer (a hang): timed out, left `sending`, looked for, posted once", () =>
         Effect.gen(function*() {
-          const delivery = yield* Delivery
+          const delivery = yield* DeliveryEngine
           const { feedId, identifier, sourceId, webhook } = yield* baselined([])
           script.serve(identifier, [item("h", "h1", 2)])
           yield* delivery.pollSource(sourceId)
@@ -216,7 +216,7 @@ for (const kind of dbKinds) {
         Effect.gen(function*() {
           const { feedId, identifier, sourceId, webhook } = yield* baselined([])
           yield* Effect.gen(function*() {
-            const delivery = yield* Delivery
+            const delivery = yield* DeliveryEngine
             script.serve(identifier, [item("k", "k1", 3), item("k", "k2", 2)])
             yield* delivery.pollSource(sourceId)
             yield* fault(webhook, "500", 2)
@@ -234,7 +234,7 @@ for (const kind of dbKinds) {
 
       it.effect("a row left `sending` by a stopped worker: looked for in its channel, not there, posted once; then the rest", () =>
         Effect.gen(function*() {
-          const delivery = yield* Delivery
+          const delivery = yield* DeliveryEngine
           const { feedId, identifier, sourceId, webhook } = yield* baselined([])
           script.serve(identifier, [item("i", "i1", 3), item("i", "i2", 2)])
           yield* delivery.pollSource(sourceId)
@@ -257,7 +257,7 @@ for (const kind of dbKinds) {
 
       it.effect("a failing source: feeds `failing` with the reason and a backoff; after FEED_FAILED_AFTER_HOURS disabled, audited, not polled", () =>
         Effect.gen(function*() {
-          const delivery = yield* Delivery
+          const delivery = yield* DeliveryEngine
           const { feedId, identifier, sourceId } = yield* baselined([])
           script.serve(identifier, new PollFailed({ kind: "http", status: 500, message: "The feed's server answered 500." }))
           const failed = yield* delivery.pollSource(sourceId)
@@ -296,7 +296,7 @@ for (const kind of dbKinds) {
       it.effect("the repair pass: a source never polled gets a poll now, a lost chain its next slot, waiting messages a post job", () =>
         Effect.gen(function*() {
           const sql = yield* SqlClient.SqlClient
-          const delivery = yield* Delivery
+          const delivery = yield* DeliveryEngine
           const jobsOf = (queue: string, key: string, value: string) =>
             sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql(pgboss)}.job WHERE name = ${queue} AND data->>${key} = ${value}`.pipe(
               Effect.map((rows) => Number(rows[0]!.n))

@@ -7,8 +7,8 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
-import { DeliveryScheduling } from "../../src/services/DeliveryScheduling.ts"
-import { DeliveryStore } from "../../src/services/DeliveryStore.ts"
+import { DeliveryScheduling } from "../../src/services/delivery/DeliveryScheduling.ts"
+import { DeliveryStore } from "../../src/services/delivery/DeliveryStore.ts"
 import { CapturedLogs } from "../utils/CapturedLogs.ts"
 import { dbKinds } from "../utils/Db.ts"
 import {
@@ -22,7 +22,7 @@ import {
   TestDatabase,
   waitUntil,
   world
-} from "./DeliveryHarness.ts"
+} from "./DeliveryFixtures.ts"
 import { bodyOf, item, newSource } from "./DeliveryEngineFixtures.ts"
 
 for (const kind of dbKinds) {

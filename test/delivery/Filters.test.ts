@@ -4,13 +4,13 @@
  * event of a stream that started with a filtered game), and that every failing rule is reported.
  */
 import { describe, expect, it } from "vitest"
-import { withDefaults } from "../../src/domain/Feed.ts"
-import type { Decision } from "../../src/services/delivery/Filters.ts"
-import { decide, wordFilter } from "../../src/services/delivery/Filters.ts"
-import type { Item } from "../../src/services/delivery/Item.ts"
-import type { DeliveryOptions } from "../../src/services/delivery/Options.ts"
-import { readOptions } from "../../src/services/delivery/Options.ts"
-import { AT, forum, microblog, photo, rss, streaming, TEXT_MODULES, video } from "./Items.ts"
+import { withDefaults } from "../../src/domain/feeds/Feed.ts"
+import type { Decision } from "../../src/services/delivery/render/Filters.ts"
+import { decide, wordFilter } from "../../src/services/delivery/render/Filters.ts"
+import type { Item } from "../../src/services/delivery/render/Item.ts"
+import type { DeliveryOptions } from "../../src/services/delivery/render/Options.ts"
+import { readOptions } from "../../src/services/delivery/render/Options.ts"
+import { AT, forum, microblog, photo, rss, streaming, TEXT_MODULES, video } from "./ItemFixtures.ts"
 
 const post = (...reasons: Array<string>): Decision => ({ verdict: "post", reasons })
 const skip = (...reasons: Array<string>): Decision => ({ verdict: "skip", reasons })

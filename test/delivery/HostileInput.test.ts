@@ -11,13 +11,13 @@ import { afterAll, assert, beforeAll, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import type { ServerResponse } from "node:http"
-import { Delivery } from "../../src/services/Delivery.ts"
-import { DeliveryScheduling } from "../../src/services/DeliveryScheduling.ts"
-import { DeliveryStore } from "../../src/services/DeliveryStore.ts"
-import { pollerLayer, serve, startPollServer } from "../poll/PollServer.ts"
-import type { PollServer } from "../poll/PollServer.ts"
+import { DeliveryEngine } from "../../src/services/delivery/DeliveryEngine.ts"
+import { DeliveryScheduling } from "../../src/services/delivery/DeliveryScheduling.ts"
+import { DeliveryStore } from "../../src/services/delivery/DeliveryStore.ts"
+import { pollerLayer, serve, startPollServer } from "../sources/poll/PollServerFixtures.ts"
+import type { PollServer } from "../sources/poll/PollServerFixtures.ts"
 import { dbKinds } from "../utils/Db.ts"
-import { auditOf, deliveriesOf, dropSchemaAtEnd, inbox, insertFeed, newWebhook, processLayer, world } from "./DeliveryHarness.ts"
+import { auditOf, deliveriesOf, dropSchemaAtEnd, inbox, insertFeed, newWebhook, processLayer, world } from "./DeliveryFixtures.ts"
 
 let server: PollServer
 beforeAll(async () => {
@@ -69,7 +69,7 @@ for (const kind of dbKinds) {
       const identifier = `${server.url}${path}`
       const feedId = yield* insertFeed({ identifier, webhook, options })
       const sourceId = yield* DeliveryScheduling.use((s) => s.attach("rss", identifier))
-      assert.strictEqual((yield* Delivery.use((d) => d.pollSource(sourceId)))._tag, "Baseline")
+      assert.strictEqual((yield* DeliveryEngine.use((d) => d.pollSource(sourceId)))._tag, "Baseline")
       return { path, webhook, feedId, sourceId }
     })
 
@@ -98,7 +98,7 @@ for (const kind of dbKinds) {
     for (const source of sources) {
       it.effect(`a source serving ${source.what}: no crash, nothing posted, the feed failing with why; active again when the source recovers`, () =>
         Effect.gen(function*() {
-          const delivery = yield* Delivery
+          const delivery = yield* DeliveryEngine
           const { feedId, path, sourceId, webhook } = yield* feedOn()
           if (source.handler === undefined) {
             server.routes.set(path, serve("", { location: `${path}-b` }, 302))
@@ -132,7 +132,7 @@ for (const kind of dbKinds) {
 
     it.effect("a hostile custom_header (mentions, @everyone, 5,000 characters of placeholders): posted once, cut to 2,000, pinging no one", () =>
       Effect.gen(function*() {
-        const delivery = yield* Delivery
+        const delivery = yield* DeliveryEngine
         const header = "@everyone @here <@123> <@&456> " + "%content%%title%%timestamp_Mars/Base%%author%".repeat(120)
         assert.isAbove(header.length, 5000)
         const { feedId, path, sourceId, webhook } = yield* feedOn({ custom_header: header })

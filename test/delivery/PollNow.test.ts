@@ -9,10 +9,10 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Clock, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
-import { DeliveryScheduling } from "../../src/services/DeliveryScheduling.ts"
-import { DeliveryStore } from "../../src/services/DeliveryStore.ts"
+import { DeliveryScheduling } from "../../src/services/delivery/DeliveryScheduling.ts"
+import { DeliveryStore } from "../../src/services/delivery/DeliveryStore.ts"
 import { dbKinds } from "../utils/Db.ts"
-import { dropSchemaAtEnd, insertFeed, newWebhook, platformLayer, processLayer, scriptedPoller, stoppedAt, waitUntil, world } from "./DeliveryHarness.ts"
+import { dropSchemaAtEnd, insertFeed, newWebhook, platformLayer, processLayer, scriptedPoller, stoppedAt, waitUntil, world } from "./DeliveryFixtures.ts"
 
 let n = 0
 const newSource = () => `https://now.test/src-${n++}-${randomBytes(3).toString("hex")}.xml`

@@ -10,13 +10,13 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
-import { Delivery } from "../../src/services/Delivery.ts"
-import { PollQueue } from "../../src/services/DeliveryQueues.ts"
-import { DeliveryScheduling } from "../../src/services/DeliveryScheduling.ts"
-import { DeliveryStore } from "../../src/services/DeliveryStore.ts"
-import { JobEngine } from "../../src/services/JobEngine.ts"
+import { DeliveryEngine } from "../../src/services/delivery/DeliveryEngine.ts"
+import { PollQueue } from "../../src/services/delivery/DeliveryQueues.ts"
+import { DeliveryScheduling } from "../../src/services/delivery/DeliveryScheduling.ts"
+import { DeliveryStore } from "../../src/services/delivery/DeliveryStore.ts"
+import { JobEngine } from "../../src/services/jobs/JobEngine.ts"
 import { dbKinds } from "../utils/Db.ts"
-import { dropSchemaAtEnd, insertFeed, newWebhook, platformLayer, processLayer, scriptedPoller, world } from "./DeliveryHarness.ts"
+import { dropSchemaAtEnd, insertFeed, newWebhook, platformLayer, processLayer, scriptedPoller, world } from "./DeliveryFixtures.ts"
 
 for (const kind of dbKinds) {
   const pgboss = `pgboss_${randomBytes(5).toString("hex")}`
@@ -46,7 +46,7 @@ for (const kind of dbKinds) {
     layer(Layer.provideMerge(engine, Layer.provideMerge(platformLayer, base)), { excludeTestServices: true, timeout: "120 seconds" })("by hand", (it) => {
       it.effect("the other pass's poll ran between this pass's read and its look-up: no second poll", () =>
         Effect.gen(function*() {
-          const delivery = yield* Delivery
+          const delivery = yield* DeliveryEngine
           const scheduling = yield* DeliveryScheduling
           const sql = yield* SqlClient.SqlClient
           const jobs = yield* JobEngine

@@ -10,15 +10,15 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
-import { Delivery } from "../../src/services/Delivery.ts"
-import { pollJobId, PollQueue } from "../../src/services/DeliveryQueues.ts"
-import { DeliveryScheduling } from "../../src/services/DeliveryScheduling.ts"
-import { DeliveryStore } from "../../src/services/DeliveryStore.ts"
-import { JobEngine } from "../../src/services/JobEngine.ts"
-import { PollFailed } from "../../src/services/SourcePoller.ts"
+import { DeliveryEngine } from "../../src/services/delivery/DeliveryEngine.ts"
+import { pollJobId, PollQueue } from "../../src/services/delivery/DeliveryQueues.ts"
+import { DeliveryScheduling } from "../../src/services/delivery/DeliveryScheduling.ts"
+import { DeliveryStore } from "../../src/services/delivery/DeliveryStore.ts"
+import { JobEngine } from "../../src/services/jobs/JobEngine.ts"
+import { PollFailed } from "../../src/services/sources/SourcePoller.ts"
 import { dbKinds } from "../utils/Db.ts"
-import { deliveriesOf, dropSchemaAtEnd, insertFeed, newWebhook, platformLayer, processLayer, scriptedPoller, waitUntil, world } from "./DeliveryHarness.ts"
-import { rss } from "./Items.ts"
+import { deliveriesOf, dropSchemaAtEnd, insertFeed, newWebhook, platformLayer, processLayer, scriptedPoller, waitUntil, world } from "./DeliveryFixtures.ts"
+import { rss } from "./ItemFixtures.ts"
 
 const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000)
 let n = 0
@@ -41,7 +41,7 @@ for (const kind of dbKinds) {
       script.serve(identifier, items(identifier))
       const feedId = yield* insertFeed({ identifier, webhook })
       const sourceId = yield* DeliveryScheduling.use((s) => s.attach("rss", identifier))
-      assert.strictEqual((yield* Delivery.use((d) => d.pollSource(sourceId)))._tag, "Baseline")
+      assert.strictEqual((yield* DeliveryEngine.use((d) => d.pollSource(sourceId)))._tag, "Baseline")
       assert.strictEqual(script.polls(identifier), 1)
       return { identifier, sourceId, feedId, webhook }
     })
@@ -56,7 +56,7 @@ for (const kind of dbKinds) {
     })("the poll job run twice by hand", (it) => {
       it.effect("an unchanged source: one request for one slot, whatever runs it again; a later slot and a poll asked for now still ask", () =>
         Effect.gen(function*() {
-          const delivery = yield* Delivery
+          const delivery = yield* DeliveryEngine
           const { identifier, sourceId } = yield* baselined()
           const slot = slotIn(-2)
           const first = yield* delivery.pollSource(sourceId, slot)
@@ -78,7 +78,7 @@ for (const kind of dbKinds) {
 
       it.effect("new items: the second run of the job neither asks again nor records a second delivery", () =>
         Effect.gen(function*() {
-          const delivery = yield* Delivery
+          const delivery = yield* DeliveryEngine
           const { feedId, identifier, sourceId } = yield* baselined((src) => [item(src, "old", 30)])
           script.serve(identifier, [item(identifier, "old", 30), item(identifier, "new", 1)])
           const slot = slotIn(-1)
@@ -90,7 +90,7 @@ for (const kind of dbKinds) {
 
       it.effect("a failing source: the second run neither asks again nor counts a second failure", () =>
         Effect.gen(function*() {
-          const delivery = yield* Delivery
+          const delivery = yield* DeliveryEngine
           const { identifier, sourceId } = yield* baselined()
           script.serve(identifier, new PollFailed({ kind: "http", message: "The feed's server answered 500.", status: 500 }))
           const slot = slotIn(-1)
@@ -112,7 +112,7 @@ for (const kind of dbKinds) {
           assert.isTrue(yield* store.pollUnchanged(sourceId, { state, at: new Date(), slot, next: successor }))
           const successorId = pollJobId(sourceId, successor.getTime())
           assert.isTrue(Option.isNone(yield* JobEngine.use((e) => e.job(PollQueue, successorId))))
-          assert.deepStrictEqual(yield* Delivery.use((d) => d.pollSource(sourceId, slot)), { _tag: "Covered" })
+          assert.deepStrictEqual(yield* DeliveryEngine.use((d) => d.pollSource(sourceId, slot)), { _tag: "Covered" })
           assert.strictEqual(script.polls(identifier), 1, "not asked again")
           const job = Option.getOrThrow(yield* JobEngine.use((e) => e.job(PollQueue, successorId)))
           assert.strictEqual(job.state, "created")
@@ -125,7 +125,7 @@ for (const kind of dbKinds) {
             (rows) => Number(rows[0]!.n)
           )
           const before = yield* jobs
-          assert.deepStrictEqual(yield* Delivery.use((d) => d.pollSource(sourceId, slot)), { _tag: "Covered" })
+          assert.deepStrictEqual(yield* DeliveryEngine.use((d) => d.pollSource(sourceId, slot)), { _tag: "Covered" })
           assert.strictEqual(yield* jobs, before)
         }))
     })

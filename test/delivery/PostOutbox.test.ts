@@ -13,13 +13,13 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
-import { Delivery } from "../../src/services/Delivery.ts"
-import { PostQueue } from "../../src/services/DeliveryQueues.ts"
-import { DeliveryScheduling } from "../../src/services/DeliveryScheduling.ts"
-import { JobEngine } from "../../src/services/JobEngine.ts"
-import { deliveriesOf, dropSchemaAtEnd, inbox, insertFeed, newWebhook, platformLayer, processLayer, scriptedPoller, TestDatabase, waitUntil, world } from "./DeliveryHarness.ts"
+import { DeliveryEngine } from "../../src/services/delivery/DeliveryEngine.ts"
+import { PostQueue } from "../../src/services/delivery/DeliveryQueues.ts"
+import { DeliveryScheduling } from "../../src/services/delivery/DeliveryScheduling.ts"
+import { JobEngine } from "../../src/services/jobs/JobEngine.ts"
+import { deliveriesOf, dropSchemaAtEnd, inbox, insertFeed, newWebhook, platformLayer, processLayer, scriptedPoller, TestDatabase, waitUntil, world } from "./DeliveryFixtures.ts"
 import { dbKinds } from "../utils/Db.ts"
-import { rss } from "./Items.ts"
+import { rss } from "./ItemFixtures.ts"
 
 const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000)
 const source = `https://outbox.test/${randomBytes(3).toString("hex")}.xml`
@@ -55,7 +55,7 @@ describe.skipIf(!dbKinds.includes("postgres"))("the post job of a poll's message
     it.effect("the webhook's waiting job runs and finishes before the poll commits: the new message is still posted by a job, at once", () =>
       Effect.gen(function*() {
         const db = yield* TestDatabase
-        const delivery = yield* Delivery
+        const delivery = yield* DeliveryEngine
         const webhook = yield* newWebhook
         const feedId = yield* insertFeed({ identifier: source, webhook })
         const sourceId = yield* DeliveryScheduling.use((s) => s.attach("rss", source))

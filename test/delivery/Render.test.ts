@@ -4,11 +4,11 @@
  * the username and avatar rules; a hostile header.
  */
 import { describe, expect, it } from "vitest"
-import type { Item } from "../../src/services/delivery/Item.ts"
-import type { DeliveryOptions } from "../../src/services/delivery/Options.ts"
-import { MAX_CONTENT, render } from "../../src/services/delivery/Render.ts"
-import { codePointLength } from "../../src/services/delivery/Text.ts"
-import { forum, microblog, photo, rss, streaming, video } from "./Items.ts"
+import type { Item } from "../../src/services/delivery/render/Item.ts"
+import type { DeliveryOptions } from "../../src/services/delivery/render/Options.ts"
+import { MAX_CONTENT, render } from "../../src/services/delivery/render/Render.ts"
+import { codePointLength } from "../../src/services/delivery/render/Text.ts"
+import { forum, microblog, photo, rss, streaming, video } from "./ItemFixtures.ts"
 
 const content = (item: Item, custom_header: string | null, options: DeliveryOptions = {}) =>
   render(item, { ...options, custom_header }).content

@@ -4,11 +4,11 @@
  * filters' reasons, what an item seen before reads as, and the message of each post.
  */
 import { describe, expect, it } from "vitest"
-import type { Item } from "../../src/services/delivery/Item.ts"
-import { render } from "../../src/services/delivery/Render.ts"
-import type { ItemDecision, PastDelivery, SelectFeed, SelectLimits } from "../../src/services/delivery/Select.ts"
-import { oldestFirst, planPoll, selectForFeed } from "../../src/services/delivery/Select.ts"
-import { rss } from "./Items.ts"
+import type { Item } from "../../src/services/delivery/render/Item.ts"
+import { render } from "../../src/services/delivery/render/Render.ts"
+import type { ItemDecision, PastDelivery, SelectFeed, SelectLimits } from "../../src/services/delivery/render/Select.ts"
+import { oldestFirst, planPoll, selectForFeed } from "../../src/services/delivery/render/Select.ts"
+import { rss } from "./ItemFixtures.ts"
 
 const NOW = new Date("2024-05-02T12:00:00.000Z")
 const limits: SelectLimits = { now: NOW, maxItemAgeHours: 24, maxItemsPerPoll: 5 }

@@ -9,13 +9,13 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
-import { Delivery } from "../../src/services/Delivery.ts"
-import { pollJobId } from "../../src/services/DeliveryQueues.ts"
-import { DeliveryScheduling, OVERDUE_MS } from "../../src/services/DeliveryScheduling.ts"
-import { DeliveryStore } from "../../src/services/DeliveryStore.ts"
+import { DeliveryEngine } from "../../src/services/delivery/DeliveryEngine.ts"
+import { pollJobId } from "../../src/services/delivery/DeliveryQueues.ts"
+import { DeliveryScheduling, OVERDUE_MS } from "../../src/services/delivery/DeliveryScheduling.ts"
+import { DeliveryStore } from "../../src/services/delivery/DeliveryStore.ts"
 import { dbKinds } from "../utils/Db.ts"
-import { dropSchemaAtEnd, insertFeed, newWebhook, pinnedAt, platformLayer, processLayer, scriptedPoller, world } from "./DeliveryHarness.ts"
-import { schedulingLayer } from "./SchedulingHarness.ts"
+import { dropSchemaAtEnd, insertFeed, newWebhook, pinnedAt, platformLayer, processLayer, scriptedPoller, world } from "./DeliveryFixtures.ts"
+import { schedulingLayer } from "./SchedulingFixtures.ts"
 
 let n = 0
 const newIdentifier = () => `https://outage.test/${n++}-${randomBytes(3).toString("hex")}.xml`
@@ -144,7 +144,7 @@ for (const kind of dbKinds) {
     )("the source's fetches when workers are back", (it) => {
       it.effect("a feed created during the outage: the source is fetched once for the late slot, not twice", () =>
         Effect.gen(function*() {
-          const delivery = yield* Delivery
+          const delivery = yield* DeliveryEngine
           const scheduling = yield* DeliveryScheduling
           const sql = yield* SqlClient.SqlClient
           const identifier = newIdentifier()

@@ -1,6 +1,6 @@
 /**
  * Streaming through the engine (issue #14 "Tests": game filter at stream start): the items a
- * streaming poll yields (test/poll/Streaming.test.ts proves the grace and the flap: `live` once at
+ * streaming poll yields (test/sources/poll/Streaming.test.ts proves the grace and the flap: `live` once at
  * the start, `offline` once after the grace, both carrying the game the stream started with) go to
  * each feed of the channel by its own filter_game and filter_event, and what is skipped is logged
  * with the rule that decided.
@@ -8,11 +8,11 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
-import { Delivery } from "../../src/services/Delivery.ts"
-import { DeliveryScheduling } from "../../src/services/DeliveryScheduling.ts"
+import { DeliveryEngine } from "../../src/services/delivery/DeliveryEngine.ts"
+import { DeliveryScheduling } from "../../src/services/delivery/DeliveryScheduling.ts"
 import { dbKinds } from "../utils/Db.ts"
-import { deliveriesOf, dropSchemaAtEnd, inbox, insertFeed, newWebhook, processLayer, scriptedPoller, world } from "./DeliveryHarness.ts"
-import { streaming } from "./Items.ts"
+import { deliveriesOf, dropSchemaAtEnd, inbox, insertFeed, newWebhook, processLayer, scriptedPoller, world } from "./DeliveryFixtures.ts"
+import { streaming } from "./ItemFixtures.ts"
 
 const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000)
 
@@ -25,7 +25,7 @@ for (const kind of dbKinds) {
   layer(Layer.provideMerge(engine, base), { excludeTestServices: true, timeout: "120 seconds" })(`streaming delivery on ${kind}`, (it) => {
     it.effect("filter_game decides by the game the stream started with, for its live and its offline; filter_event on top", () =>
       Effect.gen(function*() {
-        const delivery = yield* Delivery
+        const delivery = yield* DeliveryEngine
         const channel = `caster${randomBytes(3).toString("hex")}`
         const feeds = yield* Effect.forEach([
           { name: "chess only", options: { filter_game: ["743"] } },

@@ -4,12 +4,12 @@
  */
 import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { censorUrls, urlSpans } from "../../src/services/delivery/Censor.ts"
-import { decodeEntities, stripHtml } from "../../src/services/delivery/Html.ts"
-import { isoDurationSeconds, Item, itemEvent, ItemJson, itemTitle } from "../../src/services/delivery/Item.ts"
-import { isNsfw, NSFW_TEXT_MAX } from "../../src/services/delivery/Nsfw.ts"
-import { codePointLength, takeCodePoints, truncate } from "../../src/services/delivery/Text.ts"
-import { forum, microblog, photo, rss, streaming, video } from "./Items.ts"
+import { censorUrls, urlSpans } from "../../src/services/delivery/render/Censor.ts"
+import { decodeEntities, stripHtml } from "../../src/services/delivery/render/Html.ts"
+import { isoDurationSeconds, Item, itemEvent, ItemJson, itemTitle } from "../../src/services/delivery/render/Item.ts"
+import { isNsfw, NSFW_TEXT_MAX } from "../../src/services/delivery/render/Nsfw.ts"
+import { codePointLength, takeCodePoints, truncate } from "../../src/services/delivery/render/Text.ts"
+import { forum, microblog, photo, rss, streaming, video } from "./ItemFixtures.ts"
 
 describe("code points", () => {
   it.each([

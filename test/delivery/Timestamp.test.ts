@@ -3,10 +3,10 @@
  * accepted spelling, and zones that are not zones (they stay as written). The time is the item's own.
  */
 import { describe, expect, it } from "vitest"
-import type { Item } from "../../src/services/delivery/Item.ts"
-import { render } from "../../src/services/delivery/Render.ts"
-import { formatTimestamp, offsetMinutes } from "../../src/services/delivery/Timestamp.ts"
-import { AT, rss, streaming } from "./Items.ts"
+import type { Item } from "../../src/services/delivery/render/Item.ts"
+import { render } from "../../src/services/delivery/render/Render.ts"
+import { formatTimestamp, offsetMinutes } from "../../src/services/delivery/render/Timestamp.ts"
+import { AT, rss, streaming } from "./ItemFixtures.ts"
 
 /** The header's value, without the appended URL. */
 const stamp = (item: Item, header: string) => render(item, { custom_header: `${header}%url%` }).content.replace(item.url, "")

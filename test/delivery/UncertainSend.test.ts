@@ -9,12 +9,12 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
 import { SandboxServer } from "../../src/sandbox/Sandbox.ts"
-import { Delivery, PostRetry } from "../../src/services/Delivery.ts"
-import { DeliveryScheduling } from "../../src/services/DeliveryScheduling.ts"
+import { DeliveryEngine, PostRetry } from "../../src/services/delivery/DeliveryEngine.ts"
+import { DeliveryScheduling } from "../../src/services/delivery/DeliveryScheduling.ts"
 import { dbKinds } from "../utils/Db.ts"
-import { deliveriesOf, dropSchemaAtEnd, fault, inbox, insertFeed, newWebhook, processLayer, scriptedPoller, world } from "./DeliveryHarness.ts"
-import type { TestWebhook } from "./DeliveryHarness.ts"
-import { rss } from "./Items.ts"
+import { deliveriesOf, dropSchemaAtEnd, fault, inbox, insertFeed, newWebhook, processLayer, scriptedPoller, world } from "./DeliveryFixtures.ts"
+import type { TestWebhook } from "./DeliveryFixtures.ts"
+import { rss } from "./ItemFixtures.ts"
 
 const EXECUTE = "POST /webhooks/{id}/{token}"
 const READ = "GET /channels/{id}/messages"
@@ -39,7 +39,7 @@ for (const kind of dbKinds) {
   /** A feed on a webhook of its own with one message `pending` for it. */
   const oneQueued = (name: string) =>
     Effect.gen(function*() {
-      const delivery = yield* Delivery
+      const delivery = yield* DeliveryEngine
       const webhook: TestWebhook = yield* newWebhook
       const identifier = newSource()
       const feedId = yield* insertFeed({ identifier, webhook })
@@ -54,7 +54,7 @@ for (const kind of dbKinds) {
   layer(app, { excludeTestServices: true, timeout: "120 seconds" })(`uncertain sends on ${kind}`, (it) => {
     it.effect("cut after the platform posted it: found in the channel, recorded as sent with its id, not posted twice", () =>
       Effect.gen(function*() {
-        const delivery = yield* Delivery
+        const delivery = yield* DeliveryEngine
         const { feedId, webhook } = yield* oneQueued("posted")
         yield* fault(webhook, "cut-after")
         const before = yield* calls
@@ -77,7 +77,7 @@ for (const kind of dbKinds) {
 
     it.effect("cut before the platform posted it: not in the channel, posted exactly once", () =>
       Effect.gen(function*() {
-        const delivery = yield* Delivery
+        const delivery = yield* DeliveryEngine
         const { feedId, webhook } = yield* oneQueued("lost")
         yield* fault(webhook, "cut")
         const before = yield* calls

@@ -10,14 +10,14 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import { SandboxServer } from "../../src/sandbox/Sandbox.ts"
-import { Delivery } from "../../src/services/Delivery.ts"
-import { DeliveryScheduling } from "../../src/services/DeliveryScheduling.ts"
-import { DeliveryStore } from "../../src/services/DeliveryStore.ts"
+import { DeliveryEngine } from "../../src/services/delivery/DeliveryEngine.ts"
+import { DeliveryScheduling } from "../../src/services/delivery/DeliveryScheduling.ts"
+import { DeliveryStore } from "../../src/services/delivery/DeliveryStore.ts"
 import { CapturedLogs, logged } from "../utils/CapturedLogs.ts"
 import { dbKinds } from "../utils/Db.ts"
-import type { TestWebhook } from "./DeliveryHarness.ts"
-import { auditOf, deleteWebhook, deliveriesOf, dropSchemaAtEnd, inbox, insertFeed, newWebhook, processLayer, scriptedPoller, world } from "./DeliveryHarness.ts"
-import { rss } from "./Items.ts"
+import type { TestWebhook } from "./DeliveryFixtures.ts"
+import { auditOf, deleteWebhook, deliveriesOf, dropSchemaAtEnd, inbox, insertFeed, newWebhook, processLayer, scriptedPoller, world } from "./DeliveryFixtures.ts"
+import { rss } from "./ItemFixtures.ts"
 
 const EXECUTE = "POST /webhooks/{id}/{token}"
 
@@ -84,7 +84,7 @@ for (const kind of dbKinds) {
     for (const c of cases) {
       it.effect(`${c.status}: ${c.how} → disabled with the reason, audited once, never retried, nothing sent afterwards`, () =>
         Effect.gen(function*() {
-          const delivery = yield* Delivery
+          const delivery = yield* DeliveryEngine
           const store = yield* DeliveryStore
           const webhook = yield* c.refused(yield* newWebhook)
           const identifier = newSource()

@@ -4,7 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { OpenApi } from "effect/http-api"
-import { documentedApi } from "../../src/http/OpenApiDocument.ts"
+import { documentedApi } from "../../src/http/contract/OpenApiDocument.ts"
 
 const spec = OpenApi.fromApi(documentedApi("http://127.0.0.1:8080")) as unknown as {
   paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string; required?: boolean }>; responses: Record<string, unknown> }>>

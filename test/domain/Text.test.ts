@@ -1,9 +1,9 @@
 /** Text limits count Unicode code points (decisions.md "Errors"): forms and feeds alike. */
 import { assert, describe, it } from "@effect/vitest"
 import { Result, Schema } from "effect"
-import { FeedModules } from "../../src/domain/Feed.ts"
-import { FormInput } from "../../src/domain/Form.ts"
-import { codePoints, text } from "../../src/domain/Text.ts"
+import { FeedModules } from "../../src/domain/feeds/Feed.ts"
+import { FormInput } from "../../src/domain/forms/Form.ts"
+import { codePoints, text } from "../../src/domain/infra/Text.ts"
 
 const EMOJI = "\u{1F600}" // one code point, two UTF-16 units
 const ok = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, value: unknown) =>

@@ -6,12 +6,12 @@
  */
 import { assert } from "@effect/vitest"
 import { Effect, Ref, Result } from "effect"
-import type { Feed } from "../../src/domain/Feed.ts"
-import type { FeedModuleName } from "../../src/domain/Platform.ts"
-import { Feeds } from "../../src/services/Feeds.ts"
+import type { Feed } from "../../src/domain/feeds/Feed.ts"
+import type { FeedModuleName } from "../../src/domain/platform/Platform.ts"
+import { Feeds } from "../../src/services/feeds/Feeds.ts"
 import { AuditLogMemoryStore } from "../layers/AuditLogMemory.ts"
-import { access, BOT1_ID, BOT2_ID, ch, S1_ID, S3_ID } from "./fakes.ts"
-import { A1, assertNoToken, create, createFails, feedsService, S1_URL } from "./FeedsHarness.ts"
+import { access, BOT1_ID, BOT2_ID, ch, S1_ID, S3_ID } from "./FeedsFakeFixtures.ts"
+import { A1, assertNoToken, create, createFails, feedsService, S1_URL } from "./FeedsFixtures.ts"
 
 feedsService("updates, deletes and audit", (test, provide) => {
   test("update replaces the options: omitted options return to their defaults; game_names follow filter_game", () =>

@@ -2,8 +2,8 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { FeedsRepoSql } from "../../src/layers/sql/FeedsRepoSql.ts"
-import { FeedsRepo } from "../../src/services/FeedsRepo.ts"
+import { FeedsRepoSql } from "../../src/layers/feeds/FeedsRepoSql.ts"
+import { FeedsRepo } from "../../src/services/feeds/FeedsRepo.ts"
 import { feed } from "../contracts/FeedsRepo.contract.ts"
 import { dbKinds, testDb } from "../utils/Db.ts"
 

@@ -9,10 +9,10 @@ import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Result } from "effect"
 import { AppConfigLive } from "../../src/layers/config/AppConfig.ts"
 import { FeedsConfigEnv } from "../../src/layers/config/FeedsConfigEnv.ts"
-import { Feeds } from "../../src/services/Feeds.ts"
-import { DEFAULT_WEBHOOK_URL_PREFIXES, FeedsConfig, parseWebhookPrefixes, parseWebhookUrl } from "../../src/services/FeedsConfig.ts"
-import { access, BOT2_ID, ch, FEED_URL, feedsConfig, WEBHOOK_S1_ID, WEBHOOK_S1_TOKEN } from "./fakes.ts"
-import { A1, create, createFails, feedsService, hookUrl, messages, paths, S1_URL } from "./FeedsHarness.ts"
+import { Feeds } from "../../src/services/feeds/Feeds.ts"
+import { DEFAULT_WEBHOOK_URL_PREFIXES, FeedsConfig, parseWebhookPrefixes, parseWebhookUrl } from "../../src/services/feeds/FeedsConfig.ts"
+import { access, BOT2_ID, ch, FEED_URL, feedsConfig, WEBHOOK_S1_ID, WEBHOOK_S1_TOKEN } from "./FeedsFakeFixtures.ts"
+import { A1, create, createFails, feedsService, hookUrl, messages, paths, S1_URL } from "./FeedsFixtures.ts"
 
 feedsService("identifiers, options and limits", (test, provide) => {
   test("feed_identifier: resolved to the external id; unknown → 400 naming it; source faults pass through", () =>

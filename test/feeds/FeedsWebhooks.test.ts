@@ -7,9 +7,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Redacted, Ref } from "effect"
-import { Feeds } from "../../src/services/Feeds.ts"
-import { FeedsRepo } from "../../src/services/FeedsRepo.ts"
-import { DEFAULT_WEBHOOK_URL_PREFIXES, parseWebhookPrefixes, parseWebhookUrl } from "../../src/services/FeedsConfig.ts"
+import { Feeds } from "../../src/services/feeds/Feeds.ts"
+import { FeedsRepo } from "../../src/services/feeds/FeedsRepo.ts"
+import { DEFAULT_WEBHOOK_URL_PREFIXES, parseWebhookPrefixes, parseWebhookUrl } from "../../src/services/feeds/FeedsConfig.ts"
 import {
   access,
   BOT1_ID,
@@ -24,8 +24,8 @@ import {
   WEBHOOK_S1_TOKEN,
   WEBHOOK_S3_ID,
   WEBHOOK_S3_TOKEN
-} from "./fakes.ts"
-import { A1, assertNoToken, create, createFails, feedsService, hookUrl, messages, paths, S1_URL } from "./FeedsHarness.ts"
+} from "./FeedsFakeFixtures.ts"
+import { A1, assertNoToken, create, createFails, feedsService, hookUrl, messages, paths, S1_URL } from "./FeedsFixtures.ts"
 
 feedsService("webhooks", (test, provide) => {
   test("webhook_channel: reuses the webhook the bot owns there; the answer has no token", () =>

@@ -5,9 +5,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Result, Schema, SchemaIssue } from "effect"
-import { EVENT_TYPES, FeedModules, MODULE_OPTIONS, withDefaults } from "../../src/domain/Feed.ts"
-import type { WebhookOptions } from "../../src/domain/Feed.ts"
-import type { FeedModuleName } from "../../src/domain/Platform.ts"
+import { EVENT_TYPES, FeedModules, MODULE_OPTIONS, withDefaults } from "../../src/domain/feeds/Feed.ts"
+import type { WebhookOptions } from "../../src/domain/feeds/Feed.ts"
+import type { FeedModuleName } from "../../src/domain/platform/Platform.ts"
 
 const MODULES: ReadonlyArray<FeedModuleName> = ["photo", "forum", "rss", "streaming", "microblog", "video"]
 const ALL_OPTIONS = [

@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
-import { checkFormBody, validateForm } from "../../src/services/FormValidation.ts"
-import type { FormContext } from "../../src/services/FormValidation.ts"
-import { access, BOARDS, CATEGORY, input, NEWS, OTHER_ROLE, OTHER_TEXT, ROLE, ROLE2, TEXT, VOICE } from "./fixtures.ts"
+import { checkFormBody, validateForm } from "../../src/services/forms/FormValidation.ts"
+import type { FormContext } from "../../src/services/forms/FormValidation.ts"
+import { access, BOARDS, CATEGORY, input, NEWS, OTHER_ROLE, OTHER_TEXT, ROLE, ROLE2, TEXT, VOICE } from "./FormFixtures.ts"
 
 const server = access()
 const paired: FormContext = { channels: server.channels, roles: server.roles, boards: BOARDS }

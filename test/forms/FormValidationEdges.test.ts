@@ -5,11 +5,11 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import type { BadRequest } from "../../src/domain/Errors.ts"
-import { Forms, FormsSettings } from "../../src/services/Forms.ts"
+import type { BadRequest } from "../../src/domain/infra/Errors.ts"
+import { Forms, FormsSettings } from "../../src/services/forms/Forms.ts"
 import { AuditLogMemory } from "../layers/AuditLogMemory.ts"
 import { FormsRepoMemory } from "../layers/FormsRepoMemory.ts"
-import { access, TaskBoardFake, TEXT } from "./fixtures.ts"
+import { access, TaskBoardFake, TEXT } from "./FormFixtures.ts"
 
 const paths = (error: BadRequest) => error.problems.map((p) => p.additionalProperties?.["path"])
 

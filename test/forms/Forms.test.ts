@@ -1,10 +1,10 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Exit, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import { BadRequest, NotFound, ServiceUnavailable } from "../../src/domain/Errors.ts"
-import { FormsRepoSql } from "../../src/layers/sql/FormsRepoSql.ts"
-import { Forms, FormsSettings } from "../../src/services/Forms.ts"
-import { FormsRepo } from "../../src/services/FormsRepo.ts"
+import { BadRequest, NotFound, ServiceUnavailable } from "../../src/domain/infra/Errors.ts"
+import { FormsRepoSql } from "../../src/layers/forms/FormsRepoSql.ts"
+import { Forms, FormsSettings } from "../../src/services/forms/Forms.ts"
+import { FormsRepo } from "../../src/services/forms/FormsRepo.ts"
 import { dbKinds, testDb } from "../utils/Db.ts"
 import {
   access,
@@ -21,7 +21,7 @@ import {
   TEXT,
   UNPAIRED_SERVER,
   VOICE
-} from "./fixtures.ts"
+} from "./FormFixtures.ts"
 
 const OPTIONS = ["Description", "Title", "List", "Label", "Attachment", "Private"]
 const PAIRED_LISTING = [{ id: "0", name: "Disable task-board integration" }, ...BOARDS]

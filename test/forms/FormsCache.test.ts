@@ -9,19 +9,20 @@ import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer, References, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
-import { FormsResponse } from "../../src/domain/Form.ts"
-import type { FormSummary } from "../../src/domain/Form.ts"
+import { FormsResponse } from "../../src/domain/forms/Form.ts"
+import type { FormSummary } from "../../src/domain/forms/Form.ts"
 import { liveCapabilities, makeApp } from "../../src/layers/App.ts"
+import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
 import type { Capabilities } from "../../src/layers/App.ts"
 import { ALICE_ID, BOT1_ID, channelId, S1_ID } from "../../src/sandbox/Seed.ts"
-import { generateKey, parseKeyring } from "../../src/services/Cipher.ts"
-import { DependencyHealth, makeDependencyHealth } from "../../src/services/DependencyHealth.ts"
-import { Forms, FormsSettings } from "../../src/services/Forms.ts"
-import { FormsRepo } from "../../src/services/FormsRepo.ts"
-import type { ListSince } from "../../src/services/FormsRepo.ts"
+import { generateKey, parseKeyring } from "../../src/services/infra/Cipher.ts"
+import { DependencyHealth, makeDependencyHealth } from "../../src/services/infra/DependencyHealth.ts"
+import { Forms, FormsSettings } from "../../src/services/forms/Forms.ts"
+import { FormsRepo } from "../../src/services/forms/FormsRepo.ts"
+import type { ListSince } from "../../src/services/forms/FormsRepo.ts"
 import { makeFormsRepoMemory } from "../layers/FormsRepoMemory.ts"
 import { AuditLogMemory } from "../layers/AuditLogMemory.ts"
-import { access, input, SERVER, TaskBoardFake } from "./fixtures.ts"
+import { access, input, SERVER, TaskBoardFake } from "./FormFixtures.ts"
 import { dbKinds, testDb } from "../utils/Db.ts"
 import type { DbKind } from "../utils/Db.ts"
 import { freePort, TestApp, testAppConfig, tokenOf, UA } from "../utils/TestApp.ts"
@@ -41,8 +42,8 @@ const twoApps = (kind: DbKind) =>
     const app = Effect.gen(function*() {
       const port = yield* Effect.promise(freePort)
       const config = testAppConfig(port, { role: "api" })
-      const capabilities = liveCapabilities(config, keyring, db, kind === "postgres" ? { schema } : {})
-      yield* Layer.build(makeApp(config, capabilities as Layer.Layer<Capabilities, unknown>).pipe(
+      const capabilities = liveCapabilities(config, SandboxMode.of(config), keyring, db, kind === "postgres" ? { schema } : {})
+      yield* Layer.build(makeApp(config, SandboxMode.of(config), capabilities as Layer.Layer<Capabilities, unknown>).pipe(
         Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn")),
         Layer.provide(Layer.succeed(DependencyHealth, makeDependencyHealth()))
       ))

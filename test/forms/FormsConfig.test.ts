@@ -2,7 +2,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Exit } from "effect"
 import { FormsConfigEnv } from "../../src/layers/config/FormsConfigEnv.ts"
-import { FormsSettings } from "../../src/services/Forms.ts"
+import { FormsSettings } from "../../src/services/forms/Forms.ts"
 
 const load = (env: Record<string, string>) =>
   Effect.exit(

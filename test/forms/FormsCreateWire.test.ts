@@ -6,9 +6,9 @@
  */
 import { assert, describe } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { Form } from "../../src/domain/Form.ts"
+import { Form } from "../../src/domain/forms/Form.ts"
 import { ALICE_ID, channelId, roleId } from "../../src/sandbox/Seed.ts"
-import { formsOverHttp, formsPath, REAL_BOARDS, step } from "../api/FormsOverHttp.ts"
+import { formsOverHttp, formsPath, REAL_BOARDS, step } from "../api/FormsHttpFixtures.ts"
 import { raw, tokenOf } from "../utils/TestApp.ts"
 
 /** What HttpApi's encoding of the success schema would have written for this form. */

@@ -1,5 +1,5 @@
 /**
- * The disable notices' sweep on each database (services/DisableNotices.ts over DisableNoticesSql):
+ * The disable notices' sweep on each database (services/delivery/DisableNotices.ts over DisableNoticesSql):
  * a notice per disable (not per status write), one message per user per hour (whatever the bots of
  * the feeds: sent by the bot of the oldest notice, or the next one when it cannot) with the rest
  * grouped into the next once the hour is over, a message the platform could not take now sent by
@@ -8,11 +8,11 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
-import { ServiceUnavailable } from "../../src/domain/Errors.ts"
-import { DisableNoticesSql } from "../../src/layers/sql/DisableNoticesSql.ts"
-import { ChatPlatform, PlatformRejected } from "../../src/services/ChatPlatform.ts"
-import { Cipher, generateKey, parseKeyring } from "../../src/services/Cipher.ts"
-import { DisableNotices } from "../../src/services/DisableNotices.ts"
+import { ServiceUnavailable } from "../../src/domain/infra/Errors.ts"
+import { DisableNoticesSql } from "../../src/layers/delivery/DisableNoticesSql.ts"
+import { ChatPlatform, PlatformRejected } from "../../src/services/platform/ChatPlatform.ts"
+import { Cipher, generateKey, parseKeyring } from "../../src/services/infra/Cipher.ts"
+import { DisableNotices } from "../../src/services/delivery/DisableNotices.ts"
 import { CapturedLogs, logged } from "../utils/CapturedLogs.ts"
 import { dbKinds, testDb } from "../utils/Db.ts"
 

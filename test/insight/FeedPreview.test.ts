@@ -1,15 +1,15 @@
 /**
- * The preview's own rules on top of the worker's selection (services/FeedPreview.ts): the newest
+ * The preview's own rules on top of the worker's selection (services/feeds/FeedPreview.ts): the newest
  * items first and at most 10; what the log says of an item seen before; the per-poll cap as the
  * worker applies it (oldest first, over every new item, not only the ten shown); a source never
  * polled (its baseline posts nothing); a disabled feed; the message of a skipped item.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { render } from "../../src/services/delivery/Render.ts"
-import type { SelectFeed } from "../../src/services/delivery/Select.ts"
-import { BASELINE_REASON, buildPreview, disabledReason, SEEN_BEFORE } from "../../src/services/FeedPreview.ts"
-import type { PreviewInput } from "../../src/services/FeedPreview.ts"
-import { rss } from "../delivery/Items.ts"
+import { render } from "../../src/services/delivery/render/Render.ts"
+import type { SelectFeed } from "../../src/services/delivery/render/Select.ts"
+import { BASELINE_REASON, buildPreview, disabledReason, SEEN_BEFORE } from "../../src/services/feeds/FeedPreview.ts"
+import type { PreviewInput } from "../../src/services/feeds/FeedPreview.ts"
+import { rss } from "../delivery/ItemFixtures.ts"
 
 const NOW = new Date("2024-05-01T12:00:00Z")
 const minutesAgo = (n: number) => new Date(NOW.getTime() - n * 60_000)

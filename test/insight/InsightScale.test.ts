@@ -10,8 +10,8 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { FeedInsightStoreSql } from "../../src/layers/sql/FeedInsightStoreSql.ts"
-import { FeedInsightStore } from "../../src/services/FeedInsightStore.ts"
+import { FeedInsightStoreSql } from "../../src/layers/insight/FeedInsightStoreSql.ts"
+import { FeedInsightStore } from "../../src/services/insight/FeedInsightStore.ts"
 import { dbKinds, testDb } from "../utils/Db.ts"
 
 interface PlanNode {

@@ -7,12 +7,12 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { DeliveryStoreSql } from "../../src/layers/sql/DeliveryStoreSql.ts"
-import { FeedInsightStoreSql } from "../../src/layers/sql/FeedInsightStoreSql.ts"
-import { Cipher, generateKey, parseKeyring } from "../../src/services/Cipher.ts"
-import { DeliveryStore } from "../../src/services/DeliveryStore.ts"
-import type { NewDelivery } from "../../src/services/DeliveryStore.ts"
-import { FeedInsightStore } from "../../src/services/FeedInsightStore.ts"
+import { DeliveryStoreSql } from "../../src/layers/delivery/DeliveryStoreSql.ts"
+import { FeedInsightStoreSql } from "../../src/layers/insight/FeedInsightStoreSql.ts"
+import { Cipher, generateKey, parseKeyring } from "../../src/services/infra/Cipher.ts"
+import { DeliveryStore } from "../../src/services/delivery/DeliveryStore.ts"
+import type { NewDelivery } from "../../src/services/delivery/DeliveryStore.ts"
+import { FeedInsightStore } from "../../src/services/insight/FeedInsightStore.ts"
 import { dbKinds, testDb } from "../utils/Db.ts"
 
 const Env = (kind: (typeof dbKinds)[number]) =>

@@ -10,7 +10,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { channelId, CHANNEL_INDEX } from "../../src/sandbox/Seed.ts"
-import { SEEN_BEFORE } from "../../src/services/FeedPreview.ts"
+import { SEEN_BEFORE } from "../../src/services/feeds/FeedPreview.ts"
 import { dbKinds } from "../utils/Db.ts"
 import { TestApp } from "../utils/TestApp.ts"
 import {
@@ -24,7 +24,7 @@ import {
   type InboxMessage,
   modulePath,
   publish
-} from "./InsightApp.ts"
+} from "./InsightFixtures.ts"
 
 const TEXT = channelId(1, CHANNEL_INDEX.text)
 const TEXT2 = channelId(1, CHANNEL_INDEX.text2)

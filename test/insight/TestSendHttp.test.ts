@@ -10,7 +10,7 @@ import { Effect } from "effect"
 import { ALICE_ID, BOB_ID, BOT1_ID, BOT2_ID, channelId, CHANNEL_INDEX, S1_ID, S4_ID } from "../../src/sandbox/Seed.ts"
 import { dbKinds } from "../utils/Db.ts"
 import { TestApp } from "../utils/TestApp.ts"
-import { appLayer, asPreviewMessage, baselined, call, createFeed, inbox, modulePath, publish, sandbox } from "./InsightApp.ts"
+import { appLayer, asPreviewMessage, baselined, call, createFeed, inbox, modulePath, publish, sandbox } from "./InsightFixtures.ts"
 
 const path = (id: string, route: string) => `${modulePath("rss")}/feeds/${id}/${route}`
 

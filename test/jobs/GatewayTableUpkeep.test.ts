@@ -12,7 +12,7 @@ import { JobEnginePgBoss } from "../../src/layers/jobs/JobEnginePgBoss.ts"
 import type { JobEnginePgBossOptions } from "../../src/layers/jobs/JobEnginePgBoss.ts"
 import { upkeepActions, upkeepPass, upkeepSchemas } from "../../src/layers/jobs/JobTableUpkeep.ts"
 import { dbKinds, testDb } from "../utils/Db.ts"
-import { suiteOptions, waitUntil } from "./JobEngineHarness.ts"
+import { suiteOptions, waitUntil } from "./JobEngineFixtures.ts"
 
 const SOURCES = 2_000
 

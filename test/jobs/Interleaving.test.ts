@@ -16,9 +16,9 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Exit, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { JobEngine, JobQueue } from "../../src/services/JobEngine.ts"
+import { JobEngine, JobQueue } from "../../src/services/jobs/JobEngine.ts"
 import { dbKinds } from "../utils/Db.ts"
-import { engineDb, suiteOptions, waitUntil } from "./JobEngineHarness.ts"
+import { engineDb, suiteOptions, waitUntil } from "./JobEngineFixtures.ts"
 
 const TRANSACTIONS = 48
 const BACKGROUND = 48

@@ -11,9 +11,9 @@ import { randomBytes } from "node:crypto"
 import { fetchNextJob } from "pg-boss/dist/plans.js"
 import type { JobEnginePgBossOptions } from "../../src/layers/jobs/JobEnginePgBoss.ts"
 import { upkeepActions, upkeepPass } from "../../src/layers/jobs/JobTableUpkeep.ts"
-import { JobEngine, JobQueue } from "../../src/services/JobEngine.ts"
+import { JobEngine, JobQueue } from "../../src/services/jobs/JobEngine.ts"
 import { dbKinds, rawDb } from "../utils/Db.ts"
-import { engineDb, suiteOptions, waitUntil } from "./JobEngineHarness.ts"
+import { engineDb, suiteOptions, waitUntil } from "./JobEngineFixtures.ts"
 
 const tableStats = (schema: string, table: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>

@@ -13,12 +13,12 @@ import { Reactivity } from "effect/reactivity"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { makeJobEngine } from "../../src/layers/jobs/JobEnginePgBoss.ts"
-import { DependencyHealth, makeDependencyHealth } from "../../src/services/DependencyHealth.ts"
-import { JobQueue } from "../../src/services/JobEngine.ts"
+import { DependencyHealth, makeDependencyHealth } from "../../src/services/infra/DependencyHealth.ts"
+import { JobQueue } from "../../src/services/jobs/JobEngine.ts"
 import { CapturedLogs } from "../utils/CapturedLogs.ts"
 import type { LogLine } from "../utils/CapturedLogs.ts"
 import { redisProxy } from "../utils/RedisProxy.ts"
-import { waitUntil } from "./JobEngineHarness.ts"
+import { waitUntil } from "./JobEngineFixtures.ts"
 
 const url = process.env.TEST_DATABASE_URL
 const Queue = JobQueue("outage-log", Schema.Struct({ n: Schema.Number }))

@@ -4,10 +4,10 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Layer } from "effect"
-import { ReadinessWithJobs } from "../../src/layers/jobs/ReadinessJobs.ts"
-import { JobEngine, JobEngineError, JobEngineUnavailable } from "../../src/services/JobEngine.ts"
-import { Readiness } from "../../src/services/Readiness.ts"
-import { ServiceUnavailable } from "../../src/domain/Errors.ts"
+import { ReadinessWithJobs } from "../../src/layers/infra/ReadinessJobs.ts"
+import { JobEngine, JobEngineError, JobEngineUnavailable } from "../../src/services/jobs/JobEngine.ts"
+import { Readiness } from "../../src/services/infra/Readiness.ts"
+import { ServiceUnavailable } from "../../src/domain/infra/Errors.ts"
 import { stub } from "../layers/Stub.ts"
 
 const engine = (health: Effect.Effect<void, JobEngineError>) => stub(JobEngine, { health })

@@ -4,9 +4,9 @@
  * `AuditLogMemoryStore` lets a test seed entries at given times or make the storage unavailable.
  */
 import { Clock, Context, Effect, Layer, Ref } from "effect"
-import { ServiceUnavailable } from "../../src/domain/Errors.ts"
-import { type AuditEntryInput, AuditLog } from "../../src/services/AuditLog.ts"
-import { pageMax, parseAuditQuery, type StoredEntry, toWire } from "../../src/services/AuditQuery.ts"
+import { ServiceUnavailable } from "../../src/domain/infra/Errors.ts"
+import { type AuditEntryInput, AuditLog } from "../../src/services/audit/AuditLog.ts"
+import { pageMax, parseAuditQuery, type StoredEntry, toWire } from "../../src/services/audit/AuditQuery.ts"
 
 export interface MemoryEntry extends StoredEntry {
   readonly id: number

@@ -1,7 +1,7 @@
 /** An in-memory bots registry holding the given bots; writes change it for the layer's lifetime. */
 import { Effect, Layer } from "effect"
-import { Bots } from "../../src/services/Bots.ts"
-import type { BotRecord } from "../../src/services/Bots.ts"
+import { Bots } from "../../src/services/platform/Bots.ts"
+import type { BotRecord } from "../../src/services/platform/Bots.ts"
 
 export const BotsMemory = (bots: ReadonlyArray<BotRecord>) =>
   Layer.sync(Bots, () => {

@@ -18,8 +18,8 @@ import type {
   PlatformUser,
   PlatformWebhook,
   PlatformWebhookBody
-} from "../../src/services/ChatPlatform.ts"
-import { ChatPlatform, Permission, PlatformRejected } from "../../src/services/ChatPlatform.ts"
+} from "../../src/services/platform/ChatPlatform.ts"
+import { ChatPlatform, Permission, PlatformRejected } from "../../src/services/platform/ChatPlatform.ts"
 
 /** What the platform starts with: the sandbox's seed, or any data of the same shape. */
 export interface ChatPlatformSeed {

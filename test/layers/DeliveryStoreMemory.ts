@@ -7,14 +7,14 @@
  * undoing only its own writes when it fails (a savepoint). It does not roll back other stores' writes.
  */
 import { Context, Effect, Layer, Option, Semaphore } from "effect"
-import type { FeedModuleName } from "../../src/domain/Platform.ts"
-import { Bots } from "../../src/services/Bots.ts"
-import { Cipher } from "../../src/services/Cipher.ts"
-import type { PlatformWebhookBody } from "../../src/services/ChatPlatform.ts"
-import type { DeliveryOptions } from "../../src/services/delivery/Options.ts"
-import { DeliveryStore } from "../../src/services/DeliveryStore.ts"
-import type { DeliveryFeed, DeliverySource, FeedRef, FeedState, NewDelivery } from "../../src/services/DeliveryStore.ts"
-import { emptyPollState } from "../../src/services/SourcePoller.ts"
+import type { FeedModuleName } from "../../src/domain/platform/Platform.ts"
+import { Bots } from "../../src/services/platform/Bots.ts"
+import { Cipher } from "../../src/services/infra/Cipher.ts"
+import type { PlatformWebhookBody } from "../../src/services/platform/ChatPlatform.ts"
+import type { DeliveryOptions } from "../../src/services/delivery/render/Options.ts"
+import { DeliveryStore } from "../../src/services/delivery/DeliveryStore.ts"
+import type { DeliveryFeed, DeliverySource, FeedRef, FeedState, NewDelivery } from "../../src/services/delivery/DeliveryStore.ts"
+import { emptyPollState } from "../../src/services/sources/SourcePoller.ts"
 import { FeedsMemoryTable } from "./FeedsRepoMemory.ts"
 
 type DeliveryState = "pending" | "sending" | "sent" | "failed" | "skipped"

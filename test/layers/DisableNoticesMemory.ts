@@ -8,9 +8,9 @@
  * claim does not take the user's hour.
  */
 import { Clock, Context, Effect, Layer, Option, Ref } from "effect"
-import { Bots } from "../../src/services/Bots.ts"
-import { DisableNoticeStore } from "../../src/services/DisableNotices.ts"
-import type { OpenNotice } from "../../src/services/DisableNotices.ts"
+import { Bots } from "../../src/services/platform/Bots.ts"
+import { DisableNoticeStore } from "../../src/services/delivery/DisableNotices.ts"
+import type { OpenNotice } from "../../src/services/delivery/DisableNotices.ts"
 import { AuditLogMemoryStore } from "./AuditLogMemory.ts"
 import { FeedsMemoryTable } from "./FeedsRepoMemory.ts"
 

@@ -6,11 +6,11 @@
  * test/contracts/ExternalSources.contract.ts.
  */
 import { Effect, Layer } from "effect"
-import { BadRequest, NotFound } from "../../src/domain/Errors.ts"
+import { BadRequest, NotFound } from "../../src/domain/infra/Errors.ts"
 import type { Forum, Game, MicroblogUser, PhotoUser, StreamingUser, VideoChannel } from "../../src/sandbox/sources/Seed.ts"
 import * as SourcesSeed from "../../src/sandbox/sources/Seed.ts"
-import type { ExternalUser } from "../../src/services/ExternalSources.ts"
-import { ExternalSources } from "../../src/services/ExternalSources.ts"
+import type { ExternalUser } from "../../src/services/sources/ExternalSources.ts"
+import { ExternalSources } from "../../src/services/sources/ExternalSources.ts"
 
 export interface ExternalSourcesSeed {
   readonly streamingUsers: ReadonlyArray<StreamingUser>

@@ -8,9 +8,9 @@
  * attempt changes nothing.
  */
 import { Clock, Context, Effect, Layer } from "effect"
-import { FeedInsightStore } from "../../src/services/FeedInsightStore.ts"
-import type { LoggedDelivery } from "../../src/services/FeedInsightStore.ts"
-import type { PastDelivery } from "../../src/services/delivery/Select.ts"
+import { FeedInsightStore } from "../../src/services/insight/FeedInsightStore.ts"
+import type { LoggedDelivery } from "../../src/services/insight/FeedInsightStore.ts"
+import type { PastDelivery } from "../../src/services/delivery/render/Select.ts"
 
 export type DeliveryRowState = PastDelivery["state"]
 

@@ -5,9 +5,9 @@
  * feeds, as the SQL ones join the `feeds` table (DeliveryStoreMemory).
  */
 import { Context, Effect, Layer, Option, Ref, Semaphore } from "effect"
-import type { FeedModuleName } from "../../src/domain/Platform.ts"
-import { FeedsRepo } from "../../src/services/FeedsRepo.ts"
-import type { FeedRecord, FeedScope, InsertResult } from "../../src/services/FeedsRepo.ts"
+import type { FeedModuleName } from "../../src/domain/platform/Platform.ts"
+import { FeedsRepo } from "../../src/services/feeds/FeedsRepo.ts"
+import type { FeedRecord, FeedScope, InsertResult } from "../../src/services/feeds/FeedsRepo.ts"
 
 interface State {
   readonly nextId: number

@@ -5,10 +5,10 @@
  * database could not store (U+0000) is refused as FormsRepoSql refuses it, with the same 400.
  */
 import { Clock, Effect, Layer, Option, Ref, Semaphore } from "effect"
-import type { StoredForm } from "../../src/domain/Form.ts"
-import { FormsLimitReached, FormsRepo } from "../../src/services/FormsRepo.ts"
-import type { FormData, FormScope } from "../../src/services/FormsRepo.ts"
-import { rejectedValue, unstorablePaths } from "../../src/layers/sql/SqlFailure.ts"
+import type { StoredForm } from "../../src/domain/forms/Form.ts"
+import { FormsLimitReached, FormsRepo } from "../../src/services/forms/FormsRepo.ts"
+import type { FormData, FormScope } from "../../src/services/forms/FormsRepo.ts"
+import { rejectedValue, unstorablePaths } from "../../src/layers/infra/SqlFailure.ts"
 
 interface Entry {
   readonly scope: FormScope

@@ -6,9 +6,9 @@
  * kept only frees the key.
  */
 import { Clock, Effect, Exit, Layer } from "effect"
-import { KEY_TTL_HOURS } from "../../src/domain/IdempotencyKey.ts"
-import { IdempotencyStore } from "../../src/services/IdempotencyStore.ts"
-import type { KeptAnswer, KeyClaim, Outcome } from "../../src/services/IdempotencyStore.ts"
+import { KEY_TTL_HOURS } from "../../src/domain/infra/IdempotencyKey.ts"
+import { IdempotencyStore } from "../../src/services/infra/IdempotencyStore.ts"
+import type { KeptAnswer, KeyClaim, Outcome } from "../../src/services/infra/IdempotencyStore.ts"
 
 interface Entry {
   readonly fingerprint: string

@@ -9,8 +9,8 @@
  */
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
-import { PushHubError, PushHubs } from "../../src/services/PushHubs.ts"
-import type { EventSubRequest, WebSubRequest } from "../../src/services/PushHubs.ts"
+import { PushHubError, PushHubs } from "../../src/services/push/PushHubs.ts"
+import type { EventSubRequest, WebSubRequest } from "../../src/services/push/PushHubs.ts"
 
 export class PushHubsMemoryState extends Context.Service<PushHubsMemoryState, {
   /** Every (un)subscribe the WebSub hub accepted, in order. */

@@ -9,10 +9,10 @@
  */
 import { Clock, Effect, Layer, Option } from "effect"
 import type { Redacted } from "effect"
-import { DeliveryStore } from "../../src/services/DeliveryStore.ts"
-import type { DeliverySource } from "../../src/services/DeliveryStore.ts"
-import { PushStore } from "../../src/services/PushStore.ts"
-import type { PushState, PushSubscription, PushTopic, Unsubscribed } from "../../src/services/PushStore.ts"
+import { DeliveryStore } from "../../src/services/delivery/DeliveryStore.ts"
+import type { DeliverySource } from "../../src/services/delivery/DeliveryStore.ts"
+import { PushStore } from "../../src/services/push/PushStore.ts"
+import type { PushState, PushSubscription, PushTopic, Unsubscribed } from "../../src/services/push/PushStore.ts"
 import { FeedsMemoryTable } from "./FeedsRepoMemory.ts"
 
 interface Row {

@@ -7,10 +7,10 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
-import type { FeedModuleName } from "../../src/domain/Platform.ts"
-import type { Item } from "../../src/services/delivery/Item.ts"
-import type { PollResult, PollState } from "../../src/services/SourcePoller.ts"
-import { PollFailed, SourcePoller } from "../../src/services/SourcePoller.ts"
+import type { FeedModuleName } from "../../src/domain/platform/Platform.ts"
+import type { Item } from "../../src/services/delivery/render/Item.ts"
+import type { PollResult, PollState } from "../../src/services/sources/SourcePoller.ts"
+import { PollFailed, SourcePoller } from "../../src/services/sources/SourcePoller.ts"
 
 export class SourcesControl extends Context.Service<SourcesControl, {
   /** What the source serves from now on: these items (newest or oldest first, as a platform would), or a failure. */

@@ -1,8 +1,8 @@
 /** The stub helper: listed members work; any other dies naming itself, as a method or as a value. */
 import { assert, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Redacted } from "effect"
-import { Bots } from "../../src/services/Bots.ts"
-import { ChatPlatform } from "../../src/services/ChatPlatform.ts"
+import { Bots } from "../../src/services/platform/Bots.ts"
+import { ChatPlatform } from "../../src/services/platform/ChatPlatform.ts"
 import { stub, stubService } from "./Stub.ts"
 
 const defectMessage = <A, E>(exit: Exit.Exit<A, E>) => {

@@ -8,7 +8,7 @@ import { Effect, Layer } from "effect"
 import { SEED } from "../../src/sandbox/Seed.ts"
 import type { TrelloBoard } from "../../src/sandbox/sources/Seed.ts"
 import { TASKBOARD_BOARDS, TASKBOARD_TEAM } from "../../src/sandbox/sources/Seed.ts"
-import { TaskBoard } from "../../src/services/TaskBoard.ts"
+import { TaskBoard } from "../../src/services/taskboard/TaskBoard.ts"
 
 export interface TaskBoardSeed {
   /** Server id → team id. */

@@ -1,7 +1,7 @@
 /** In-memory task-board pairings, one per server, holding the given ones; writes last for the layer's lifetime. */
 import { Effect, Layer } from "effect"
-import { TaskboardPairings } from "../../src/services/TaskboardPairings.ts"
-import type { Pairing } from "../../src/services/TaskboardPairings.ts"
+import { TaskboardPairings } from "../../src/services/taskboard/TaskboardPairings.ts"
+import type { Pairing } from "../../src/services/taskboard/TaskboardPairings.ts"
 
 export const TaskboardPairingsMemory = (initial: ReadonlyArray<readonly [serverId: string, pairing: Pairing]> = []) =>
   Layer.sync(TaskboardPairings, () => {

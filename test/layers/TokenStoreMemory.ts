@@ -5,9 +5,9 @@
  * `tables` exposes everything stored.
  */
 import { Effect, Layer } from "effect"
-import type { UserId } from "../../src/domain/Ids.ts"
-import { now, sha256Hex, TokenStore } from "../../src/services/TokenStore.ts"
-import type { NewToken, PlatformTokensEnc, PlatformUserRow, RevokedFamily, TokenKind, TokenStorage } from "../../src/services/TokenStore.ts"
+import type { UserId } from "../../src/domain/infra/Ids.ts"
+import { now, sha256Hex, TokenStore } from "../../src/services/auth/TokenStore.ts"
+import type { NewToken, PlatformTokensEnc, PlatformUserRow, RevokedFamily, TokenKind, TokenStorage } from "../../src/services/auth/TokenStore.ts"
 
 interface TokenRow {
   familyId: string

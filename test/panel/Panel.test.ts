@@ -12,7 +12,7 @@ import { request } from "node:http"
 import { ALICE_ID, S1_ID } from "../../src/sandbox/Seed.ts"
 import { CLIENT_REDIRECT, raw, TestApp, typedClient, tokenOf } from "../utils/TestApp.ts"
 import { BotId, ServerId } from "../../src/http/client.ts"
-import { axe, buildPanel, CHROMIUM, defaults, launchChromium, shot, SHOTS } from "./PanelHarness.ts"
+import { axe, buildPanel, CHROMIUM, defaults, launchChromium, shot, SHOTS } from "./PanelFixtures.ts"
 
 const FORMS_BOT = "200000000000000001"
 

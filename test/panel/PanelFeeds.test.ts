@@ -14,7 +14,7 @@ import { deliveryDefaults } from "../../src/layers/config/AppConfig.ts"
 import { MICROBLOG_USERS } from "../../src/sandbox/sources/Seed.ts"
 import { ALICE_ID, BOT2_ID, S1_ID, WEBHOOK_S1_ID, WEBHOOK_S1_TOKEN } from "../../src/sandbox/Seed.ts"
 import { CLIENT_REDIRECT, TestApp, tokenOf } from "../utils/TestApp.ts"
-import { axe, buildPanel, CHROMIUM, defaults, gatewayAs, heading, launchChromium, shot, SHOTS, signInAsAlice } from "./PanelHarness.ts"
+import { axe, buildPanel, CHROMIUM, defaults, gatewayAs, heading, launchChromium, shot, SHOTS, signInAsAlice } from "./PanelFixtures.ts"
 
 buildPanel()
 

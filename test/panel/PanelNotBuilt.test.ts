@@ -9,10 +9,10 @@ import { HttpRouter } from "effect/http"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { GlobalMiddleware } from "../../src/http/Envelope.ts"
-import { PanelRoutes } from "../../src/http/PanelPage.ts"
-import { serve } from "../../src/http/Server.ts"
-import { freePort } from "../../src/layers/sql/Embedded.ts"
+import { GlobalMiddleware } from "../../src/http/edge/GlobalMiddleware.ts"
+import { PanelRoutes } from "../../src/http/server/PanelPage.ts"
+import { serve } from "../../src/http/server/Server.ts"
+import { freePort } from "../../src/layers/infra/Embedded.ts"
 
 it.live("/app without a built bundle → 503 envelope with Retry-After, naming the build", () =>
   Effect.scoped(Effect.gen(function*() {

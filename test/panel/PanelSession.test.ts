@@ -12,7 +12,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { Page, Request, Response } from "playwright-core"
 import { CLIENT_REDIRECT, TestApp } from "../utils/TestApp.ts"
-import { buildPanel, CHROMIUM, defaults, heading, launchChromium, signInAsAlice } from "./PanelHarness.ts"
+import { buildPanel, CHROMIUM, defaults, heading, launchChromium, signInAsAlice } from "./PanelFixtures.ts"
 
 buildPanel()
 

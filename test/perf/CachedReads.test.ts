@@ -1,13 +1,13 @@
 /**
  * The hot authenticated read (issue #16, bench S1): `GET …/modules` once its platform data is
  * cached makes no upstream call, and its answer (kept encoded per combination of available modules:
- * http/handlers/General.ts) is byte for byte the schema's JSON, with the same headers, for every user
+ * http/platform/GeneralHandlers.ts) is byte for byte the schema's JSON, with the same headers, for every user
  * and server, the RateLimit headers counted per request as before.
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { ALICE_ID, BOB_ID, BOT1_ID, BOT2_ID, CAROL_ID, S1_ID, S2_ID, S3_ID } from "../../src/sandbox/Seed.ts"
-import { MODULES } from "../../src/services/Modules.ts"
+import { MODULES } from "../../src/services/platform/Modules.ts"
 import { raw, TestApp, tokenOf } from "../utils/TestApp.ts"
 
 /** The answer as the contract spells it: ModulesResponse's fields in its order, JSON without spaces. */

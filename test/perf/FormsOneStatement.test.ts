@@ -9,13 +9,13 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, Exit, Layer, Option } from "effect"
 import { Migrator, SqlClient } from "effect/sql"
 import { migrations } from "../../src/layers/migrations/Migrations.ts"
-import { BadRequest, NotFound, ServiceUnavailable } from "../../src/domain/Errors.ts"
-import { AuditLogSql } from "../../src/layers/sql/AuditLogSql.ts"
-import { FormsRepoSql } from "../../src/layers/sql/FormsRepoSql.ts"
-import { AuditLog } from "../../src/services/AuditLog.ts"
-import { Forms, FormsSettings } from "../../src/services/Forms.ts"
-import { formEventString, FormsLimitReached, FormsRepo } from "../../src/services/FormsRepo.ts"
-import { access, auditRows, BOT, formCounter, formData, input, step, TaskBoardFake, TEXT } from "../forms/fixtures.ts"
+import { BadRequest, NotFound, ServiceUnavailable } from "../../src/domain/infra/Errors.ts"
+import { AuditLogSql } from "../../src/layers/audit/AuditLogSql.ts"
+import { FormsRepoSql } from "../../src/layers/forms/FormsRepoSql.ts"
+import { AuditLog } from "../../src/services/audit/AuditLog.ts"
+import { Forms, FormsSettings } from "../../src/services/forms/Forms.ts"
+import { formEventString, FormsLimitReached, FormsRepo } from "../../src/services/forms/FormsRepo.ts"
+import { access, auditRows, BOT, formCounter, formData, input, step, TaskBoardFake, TEXT } from "../forms/FormFixtures.ts"
 import { dbKinds, rawDb, testDb } from "../utils/Db.ts"
 
 const server = (n: number) => `82000000000000000${n}`
@@ -42,8 +42,8 @@ for (const kind of dbKinds) {
       Effect.gen(function*() {
         const repo = yield* FormsRepo
         const audit = yield* AuditLog
-        assert.isDefined(repo.auditStore)
-        assert.strictEqual(repo.auditStore, audit.store)
+        assert.isDefined(repo.writesAuditOf)
+        assert.isTrue(repo.writesAuditOf!(audit))
       }))
 
     it.effect("create, get, update, delete: the form as before, each audited, counters exact", () =>

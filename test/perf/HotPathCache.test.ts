@@ -1,13 +1,13 @@
 /**
- * The Discord client's caches (layers/discord/DiscordCache.ts) read a kept answer in one step on the
+ * The Discord client's caches (layers/platform/discord/DiscordCache.ts) read a kept answer in one step on the
  * hot path (issue #16): that step must keep exactly what `Cache.has` + `Cache.get` kept — the TTL,
  * invalidation, failures never kept, and the least-recently-used order at capacity.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Redacted } from "effect"
 import { TestClock } from "effect/testing"
-import { cached, makeKeys } from "../../src/layers/discord/DiscordCache.ts"
-import { PlatformRejected } from "../../src/services/ChatPlatform.ts"
+import { cached, makeKeys } from "../../src/layers/platform/discord/DiscordCache.ts"
+import { PlatformRejected } from "../../src/services/platform/ChatPlatform.ts"
 
 const setup = (capacity: number, failing: Set<string> = new Set()) =>
   Effect.gen(function*() {

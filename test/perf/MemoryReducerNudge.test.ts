@@ -1,12 +1,12 @@
 /**
- * The memory reducer's nudge (layers/runtime/MemoryReducerNudge.ts, issue #16's memory target on
+ * The memory reducer's nudge (layers/infra/MemoryReducerNudge.ts, issue #16's memory target on
  * Node 24): where V8 needs it (13 and later) one nudge at start and one every interval, stopped with
  * the process's scope; nothing on Node 20's V8. What it does to RSS is measured by the bench (S7).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import { MemoryReducerNudge, needsNudge } from "../../src/layers/runtime/MemoryReducerNudge.ts"
+import { MemoryReducerNudge, needsNudge } from "../../src/layers/infra/MemoryReducerNudge.ts"
 
 describe("MemoryReducerNudge", () => {
   it("needs V8 13 or later", () => {

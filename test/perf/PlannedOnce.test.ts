@@ -8,7 +8,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { AUDIT_LEVEL_SECONDS } from "../../src/layers/sql/AuditBuckets.ts"
+import { AUDIT_LEVEL_SECONDS } from "../../src/layers/audit/AuditBuckets.ts"
 import { dbKinds, testDb } from "../utils/Db.ts"
 
 /** 0004's body of `audit_bucket`, which 0013 replaced: the reference the new one must equal. */

@@ -1,5 +1,5 @@
 /**
- * What a request's fiber starts with (http/Server.ts `requestContext`, issue #16): the server's
+ * What a request's fiber starts with (http/server/Server.ts `requestContext`, issue #16): the server's
  * context without the gateway's own services, which HttpApiBuilder used to copy into a new map on
  * every request. Asserted here over real HTTP with `serve`: a plain route's request holds no gateway
  * service but every Reference the app provided (not its default), an HttpApi handler's request still
@@ -12,9 +12,9 @@ import { HttpRouter, HttpServerResponse } from "effect/http"
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import { requestContext, requestReferences, serve } from "../../src/http/Server.ts"
-import { freePort } from "../../src/layers/sql/Embedded.ts"
-import { DependencyHealth, makeDependencyHealth } from "../../src/services/DependencyHealth.ts"
+import { requestContext, requestReferences, serve } from "../../src/http/server/Server.ts"
+import { freePort } from "../../src/layers/infra/Embedded.ts"
+import { DependencyHealth, makeDependencyHealth } from "../../src/services/infra/DependencyHealth.ts"
 
 class Probe extends Context.Service<Probe, { readonly name: string }>()("gateway/RequestContextProbe") {}
 

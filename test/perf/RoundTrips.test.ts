@@ -1,5 +1,5 @@
 /**
- * Database round trips of the hot requests (issue #16), counted on the wire (PgWire.ts), on every
+ * Database round trips of the hot requests (issue #16), counted on the wire (PgWireFixtures.ts), on every
  * database kind: a form create, update and delete with their audit entries, audit pages (first,
  * middle, module-filtered, time-filtered), a token resolution and a token check on a cold cache.
  * The layers are the production ones (App.ts): FormsRepoSql + AuditLogSql behind Forms, and
@@ -9,17 +9,17 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
-import { TokenStoreCached } from "../../src/layers/cache/TokenStoreCached.ts"
-import { AuditLogSql } from "../../src/layers/sql/AuditLogSql.ts"
-import { FormsRepoSql } from "../../src/layers/sql/FormsRepoSql.ts"
-import { TokenStoreSql } from "../../src/layers/sql/TokenStoreSql.ts"
-import { AuditLog } from "../../src/services/AuditLog.ts"
-import { Forms, FormsSettings } from "../../src/services/Forms.ts"
-import { FormsRepo } from "../../src/services/FormsRepo.ts"
-import { newToken, TokenStore } from "../../src/services/TokenStore.ts"
-import { access, BOT, input, TaskBoardFake } from "../forms/fixtures.ts"
+import { TokenStoreCached } from "../../src/layers/auth/TokenStoreCached.ts"
+import { AuditLogSql } from "../../src/layers/audit/AuditLogSql.ts"
+import { FormsRepoSql } from "../../src/layers/forms/FormsRepoSql.ts"
+import { TokenStoreSql } from "../../src/layers/auth/TokenStoreSql.ts"
+import { AuditLog } from "../../src/services/audit/AuditLog.ts"
+import { Forms, FormsSettings } from "../../src/services/forms/Forms.ts"
+import { FormsRepo } from "../../src/services/forms/FormsRepo.ts"
+import { newToken, TokenStore } from "../../src/services/auth/TokenStore.ts"
+import { access, BOT, input, TaskBoardFake } from "../forms/FormFixtures.ts"
 import { dbKinds } from "../utils/Db.ts"
-import { countedDb, Wire } from "./PgWire.ts"
+import { countedDb, Wire } from "./PgWireFixtures.ts"
 
 /** The round trips and statements of `self`, run alone on the client. */
 const counted = <A, E, R>(self: Effect.Effect<A, E, R>) =>

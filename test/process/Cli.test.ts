@@ -20,7 +20,7 @@ import { promisify } from "node:util"
 import { ALICE_ID, BOT2_ID, BOT2_TOKEN, S2_ID } from "../../src/sandbox/Seed.ts"
 import { childProcesses } from "../utils/ChildProcesses.ts"
 import { freePort, signIn, TestApp, testAppConfig } from "../utils/TestApp.ts"
-import { ROOT, sharedBundle, sleep } from "./Spawn.ts"
+import { ROOT, sharedBundle, sleep } from "./SpawnFixtures.ts"
 
 /** The bundle the operator runs (main.mjs, cli.mjs): the run's shared one. */
 let OUT = ""
@@ -216,7 +216,7 @@ afterAll(processes.cleanUp)
 
 describe("a running server and the CLI on one database", () => {
   if (TEST_DATABASE_URL === "") {
-    console.warn("TEST_DATABASE_URL is not set: the server-and-CLI test is skipped (test/sql/RegistryChanges.test.ts covers the registry's TTL on PGlite)")
+    console.warn("TEST_DATABASE_URL is not set: the server-and-CLI test is skipped (test/platform/RegistryChanges.test.ts covers the registry's TTL on PGlite)")
   }
   it.skipIf(TEST_DATABASE_URL === "")("the server stops serving a bot the CLI removed, and serves it again once re-added, within seconds; it holds at most DATABASE_POOL_SIZE connections", async () => {
     const db = await sharedDatabase(TEST_DATABASE_URL)

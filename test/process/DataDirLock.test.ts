@@ -1,5 +1,5 @@
 /**
- * The embedded database's folder belongs to one process (layers/sql/DataDirLock.ts), as an operator
+ * The embedded database's folder belongs to one process (layers/infra/DataDirLock.ts), as an operator
  * meets it: with a server running on DATA_DIR, the CLI and a second server on the same DATA_DIR
  * are refused with one line naming DATA_DIR and a non-zero exit, and the server is unharmed; a
  * server stopped cleanly leaves no lock; one killed (SIGKILL) leaves a stale lock that the next
@@ -10,9 +10,9 @@ import { execFile } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { promisify } from "node:util"
-import { freePort } from "../../src/layers/sql/Embedded.ts"
+import { freePort } from "../../src/layers/infra/Embedded.ts"
 import { childProcesses } from "../utils/ChildProcesses.ts"
-import { ROOT, sharedBundle, sleep } from "./Spawn.ts"
+import { ROOT, sharedBundle, sleep } from "./SpawnFixtures.ts"
 
 let OUT = ""
 const KEY = "k1:" + Buffer.alloc(32, 5).toString("base64")

@@ -12,7 +12,7 @@ import type { ClientRequest } from "node:http"
 import { join } from "node:path"
 import { childProcesses } from "../utils/ChildProcesses.ts"
 import { freePort } from "../utils/TestApp.ts"
-import { ROOT, sharedBundle, sleep, waitReady, within } from "./Spawn.ts"
+import { ROOT, sharedBundle, sleep, waitReady, within } from "./SpawnFixtures.ts"
 
 const processes = childProcesses()
 let OUT = ""

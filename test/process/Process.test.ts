@@ -8,7 +8,7 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { childProcesses } from "../utils/ChildProcesses.ts"
 import type { Run } from "../utils/ChildProcesses.ts"
 import { freePort } from "../utils/TestApp.ts"
-import { buildBundle, ROOT, waitReady as waitUntilReady, within } from "./Spawn.ts"
+import { buildBundle, ROOT, waitReady as waitUntilReady, within } from "./SpawnFixtures.ts"
 
 const M = "/api/v1/bots/{appClientId}/servers/{serverId}/modules"
 

@@ -12,7 +12,7 @@ import { RSS_PATHS } from "../../src/sandbox/sources/Seed.ts"
 import { childProcesses } from "../utils/ChildProcesses.ts"
 import type { Run } from "../utils/ChildProcesses.ts"
 import { freePort } from "../utils/TestApp.ts"
-import { ROOT, sharedBundle, sleep, waitReady as waitUntilReady, within } from "./Spawn.ts"
+import { ROOT, sharedBundle, sleep, waitReady as waitUntilReady, within } from "./SpawnFixtures.ts"
 
 let OUT = ""
 const UA = { "user-agent": "roles-test" }

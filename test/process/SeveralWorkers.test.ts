@@ -28,14 +28,14 @@ import { randomBytes } from "node:crypto"
 import { createServer, request } from "node:http"
 import type { Server } from "node:http"
 import { join } from "node:path"
-import { freePort } from "../../src/layers/sql/Embedded.ts"
+import { freePort } from "../../src/layers/infra/Embedded.ts"
 import { BOT2_ID, BOT2_TOKEN, CHANNEL_INDEX, channelId, S1_ID } from "../../src/sandbox/Seed.ts"
-import { Cipher, parseKeyring } from "../../src/services/Cipher.ts"
-import { UNKNOWN } from "../../src/services/DeliveryReconcile.ts"
-import { slotOffset } from "../../src/services/DeliveryQueues.ts"
+import { Cipher, parseKeyring } from "../../src/services/infra/Cipher.ts"
+import { UNKNOWN } from "../../src/services/delivery/DeliveryReconcile.ts"
+import { slotOffset } from "../../src/services/delivery/DeliveryQueues.ts"
 import { childProcesses } from "../utils/ChildProcesses.ts"
 import type { Exit as ProcessExit } from "../utils/ChildProcesses.ts"
-import { ROOT, sharedBundle, sleep } from "./Spawn.ts"
+import { ROOT, sharedBundle, sleep } from "./SpawnFixtures.ts"
 
 let OUT = ""
 const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? ""
@@ -347,7 +347,7 @@ describe("three workers and an API on one PostgreSQL", () => {
       const twice = [...counts].filter(([, n]) => n > 1)
       assert.deepStrictEqual(twice, [], "posted more than once")
       const lost = await unknown()
-      // A worker serves up to 20 webhooks at once (5 a claim × 4, layers/jobs/DeliveryJobs.ts), one send each.
+      // A worker serves up to 20 webhooks at once (5 a claim × 4, layers/delivery/DeliveryJobs.ts), one send each.
       assert.isAtMost(lost.length, 20, `left unknown by the dead worker: ${lost.join(", ")}`)
       // Unknown ones may have reached the platform (the worker died after the send): in the inbox once, or not at all.
       assert.sameMembers([...new Set([...counts.keys(), ...lost])], [...expected1, ...expected2])
@@ -370,7 +370,7 @@ describe("three workers and an API on one PostgreSQL", () => {
         assert.isAtLeast(times.length, 3, `source ${s}: baseline, round 1 and round 2`)
       }
       // The dead worker's polls in hand ran again elsewhere (each of their jobs retried once at most);
-      // a worker claims up to 2 batches of 10 polls (layers/jobs/DeliveryJobs.ts).
+      // a worker claims up to 2 batches of 10 polls (layers/delivery/DeliveryJobs.ts).
       const retriedPolls = await query<{ retries: number }>(
         db.sql,
         "SELECT retry_count AS retries FROM pgboss.job WHERE name = 'feed-poll' AND retry_count > 0"

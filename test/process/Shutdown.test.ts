@@ -18,7 +18,7 @@ import { ALICE_ID } from "../../src/sandbox/Seed.ts"
 import { childProcesses } from "../utils/ChildProcesses.ts"
 import type { Run } from "../utils/ChildProcesses.ts"
 import { freePort } from "../utils/TestApp.ts"
-import { ROOT, sharedBundle, waitReady as waitUntilReady, within } from "./Spawn.ts"
+import { ROOT, sharedBundle, waitReady as waitUntilReady, within } from "./SpawnFixtures.ts"
 
 let OUT = ""
 const UA = { "user-agent": "shutdown-test" }

@@ -9,8 +9,8 @@
 import { assert, layer } from "@effect/vitest"
 import { Deferred, Duration, Effect, Exit, Fiber, Option, Schema, Scope } from "effect"
 import { JobDrainTimeout } from "../../src/layers/jobs/JobEnginePgBoss.ts"
-import { JobEngine, JobQueue } from "../../src/services/JobEngine.ts"
-import { anotherEngine, engineDb, suiteOptions } from "../jobs/JobEngineHarness.ts"
+import { JobEngine, JobQueue } from "../../src/services/jobs/JobEngine.ts"
+import { anotherEngine, engineDb, suiteOptions } from "../jobs/JobEngineFixtures.ts"
 import { dbKinds } from "../utils/Db.ts"
 
 const N = Schema.Struct({ n: Schema.Number })

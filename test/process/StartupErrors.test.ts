@@ -7,7 +7,7 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { createServer } from "node:net"
 import type { Server } from "node:net"
 import { freePort } from "../utils/TestApp.ts"
-import { buildBundle, cleanUp, runBundle, waitReady, within } from "./Spawn.ts"
+import { buildBundle, cleanUp, runBundle, waitReady, within } from "./SpawnFixtures.ts"
 
 const linesOf = (stderr: string) => stderr.split("\n").filter((l) => l.length > 0)
 

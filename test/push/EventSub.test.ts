@@ -11,8 +11,8 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { channelId, CHANNEL_INDEX } from "../../src/sandbox/Seed.ts"
 import { dbKinds } from "../utils/Db.ts"
-import { baselined, createFeed, eventually, publish, sandbox } from "../insight/InsightApp.ts"
-import { hook, hubState, postedWith, pushApp, statuses } from "./PushApp.ts"
+import { baselined, createFeed, eventually, publish, sandbox } from "../insight/InsightFixtures.ts"
+import { hook, hubState, postedWith, pushApp, statuses } from "./PushFixtures.ts"
 
 const PUSHED = "41000002" // pixelpainter
 const REVOKED = "41000003" // speedrunsam

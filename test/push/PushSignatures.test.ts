@@ -1,5 +1,5 @@
 /**
- * The push signatures (services/PushSignatures.ts): WebSub's X-Hub-Signature over the body and
+ * The push signatures (services/push/PushSignatures.ts): WebSub's X-Hub-Signature over the body and
  * EventSub's HMAC-SHA256 over id + timestamp + body, each accepted only when every byte matches,
  * and EventSub's 10-minute window.
  */
@@ -10,7 +10,7 @@ import {
   eventsubSignatureValid,
   websubSignature,
   websubSignatureValid
-} from "../../src/services/PushSignatures.ts"
+} from "../../src/services/push/PushSignatures.ts"
 
 const enc = (s: string) => new TextEncoder().encode(s)
 

@@ -9,10 +9,10 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { channelId, CHANNEL_INDEX } from "../../src/sandbox/Seed.ts"
-import { youtubeTopic } from "../../src/services/PushHubs.ts"
+import { youtubeTopic } from "../../src/services/push/PushHubs.ts"
 import { dbKinds } from "../utils/Db.ts"
-import { baselined, createFeed, eventually, publish, sandbox } from "../insight/InsightApp.ts"
-import { hook, hubState, postedWith, pushApp, secondsAgo, statuses } from "./PushApp.ts"
+import { baselined, createFeed, eventually, publish, sandbox } from "../insight/InsightFixtures.ts"
+import { hook, hubState, postedWith, pushApp, secondsAgo, statuses } from "./PushFixtures.ts"
 
 const CHANNEL = "UCsandbox000000000000003"
 const LEASE = 15

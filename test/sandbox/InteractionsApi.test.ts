@@ -10,7 +10,7 @@ import { publicKeyHex } from "../../src/sandbox/interactions/BotKeys.ts"
 import { SandboxServer } from "../../src/sandbox/Sandbox.ts"
 import { BOB_ID, BOT1_ID, BOT1_TOKEN, BOT2_ID, BOT2_TOKEN, channelId, roleId, SEED, WEBHOOK_S1_ID, WEBHOOK_S1_TOKEN } from "../../src/sandbox/Seed.ts"
 import { assertShape } from "./DiscordShapesCheck.ts"
-import { call, field } from "./SandboxCall.ts"
+import { call, field } from "./SandboxCallFixtures.ts"
 
 const bot1 = { authorization: `Bot ${BOT1_TOKEN}` }
 const bot2 = { authorization: `Bot ${BOT2_TOKEN}` }

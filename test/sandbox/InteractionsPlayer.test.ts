@@ -13,7 +13,7 @@ import { BOB_ID, BOT1_ID, BOT1_TOKEN, S1_ID, SEED } from "../../src/sandbox/Seed
 import { assertShape } from "./DiscordShapesCheck.ts"
 import type { Handler, Received } from "./InteractionReceiver.ts"
 import { keyFromHex, startReceiver, verifies } from "./InteractionReceiver.ts"
-import { call, field } from "./SandboxCall.ts"
+import { call, field } from "./SandboxCallFixtures.ts"
 
 const receiver = await startReceiver()
 afterAll(() => receiver.close())

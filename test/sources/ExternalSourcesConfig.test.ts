@@ -5,9 +5,9 @@
 import { assert, describe, it, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Option, Redacted } from "effect"
 import { ExternalSourcesHttp } from "../../src/layers/sources/ExternalSourcesHttp.ts"
-import type { SourceError } from "../../src/services/ExternalSources.ts"
-import { SandboxUrl } from "./SandboxServer.ts"
-import { Env, message, TIMEOUT, withSources } from "./ExternalSourcesHarness.ts"
+import type { SourceError } from "../../src/services/sources/ExternalSources.ts"
+import { SandboxUrl } from "./SandboxServerFixtures.ts"
+import { Env, message, TIMEOUT, withSources } from "./ExternalSourcesFixtures.ts"
 
 layer(Env, { excludeTestServices: true })("ExternalSourcesHttp against the sandbox twins", (it) => {
   describe("not configured", () => {

@@ -5,9 +5,9 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { ExternalSources } from "../../src/services/ExternalSources.ts"
-import { fault, SandboxUrl } from "./SandboxServer.ts"
-import { Env, message, withSources } from "./ExternalSourcesHarness.ts"
+import { ExternalSources } from "../../src/services/sources/ExternalSources.ts"
+import { fault, SandboxUrl } from "./SandboxServerFixtures.ts"
+import { Env, message, withSources } from "./ExternalSourcesFixtures.ts"
 
 layer(Env, { excludeTestServices: true })("ExternalSourcesHttp against the sandbox twins", (it) => {
   describe("rss", () => {

@@ -15,7 +15,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "
 import { join, resolve } from "node:path"
 import { inject } from "vitest"
 import { MigrationsLayer } from "../../src/layers/migrations/Migrations.ts"
-import { freePort } from "../../src/layers/sql/Embedded.ts"
+import { freePort } from "../../src/layers/infra/Embedded.ts"
 
 export type TemplateKind = "empty" | "migrated"
 

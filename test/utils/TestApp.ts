@@ -10,17 +10,17 @@ import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { RateLimiter } from "effect/persistence"
 import { makeClient } from "../../src/http/client.ts"
-import { ServerLimits } from "../../src/http/NodeEdge.ts"
-import { freePort } from "../../src/layers/sql/Embedded.ts"
+import { ServerLimits } from "../../src/http/server/NodeEdge.ts"
+import { freePort } from "../../src/layers/infra/Embedded.ts"
 import { deliveryDefaults } from "../../src/layers/config/AppConfig.ts"
 import type { AppConfigShape } from "../../src/layers/config/AppConfig.ts"
 import { liveCapabilities, makeApp } from "../../src/layers/App.ts"
 import type { JobEnginePgBossOptions } from "../../src/layers/jobs/JobEnginePgBoss.ts"
 import type { Capabilities } from "../../src/layers/App.ts"
-import { ChatPlatformDiscord } from "../../src/layers/discord/ChatPlatformDiscord.ts"
+import { ChatPlatformDiscord } from "../../src/layers/platform/discord/ChatPlatformDiscord.ts"
 import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
-import { Cipher, generateKey, parseKeyring } from "../../src/services/Cipher.ts"
-import { DependencyHealth, makeDependencyHealth } from "../../src/services/DependencyHealth.ts"
+import { Cipher, generateKey, parseKeyring } from "../../src/services/infra/Cipher.ts"
+import { DependencyHealth, makeDependencyHealth } from "../../src/services/infra/DependencyHealth.ts"
 import { AuditLogMemory } from "../layers/AuditLogMemory.ts"
 import { BotsMemory } from "../layers/BotsMemory.ts"
 import { FeedsRepoMemory } from "../layers/FeedsRepoMemory.ts"
@@ -56,6 +56,7 @@ export const testAppConfig = (port: number, overrides: Partial<AppConfigShape> =
   trustProxy: false,
   logLevel: "Warn",
   logFormat: "json",
+  shutdownGraceMs: 10_000,
   maintenance: false,
   accessTokenTtlSeconds: 3600,
   refreshTokenTtlSeconds: 30 * 24 * 3600,
@@ -126,8 +127,8 @@ export class TestApp extends Context.Service<TestApp, {
       const config = testAppConfig(port, options.capabilities === "memory" ? { role: "api", ...options.config } : options.config)
       const capabilities = options.capabilities === "memory"
         ? memoryCapabilities(config)
-        : liveCapabilities(config, parseKeyring(generateKey()), ...jobsDb(options.capabilities.db))
-      return makeApp(config, capabilities as Layer.Layer<Capabilities, unknown>).pipe(
+        : liveCapabilities(config, SandboxMode.of(config), parseKeyring(generateKey()), ...jobsDb(options.capabilities.db))
+      return makeApp(config, SandboxMode.of(config), capabilities as Layer.Layer<Capabilities, unknown>).pipe(
         Layer.merge(Layer.succeed(TestApp, TestApp.of({ url: config.publicUrl, config }))),
         // The access log and start-up lines would drown the test output.
         Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn")),

@@ -3,10 +3,11 @@
  * start-up with one line naming the variable and what it expects.
  */
 import { Config, ConfigProvider, Context, Effect, Layer, Option, Redacted, Result, Schema } from "effect"
-import type { FeedModuleName } from "../../domain/Platform.ts"
-import type { Keyring } from "../../services/Cipher.ts"
-import { parseKeyring } from "../../services/Cipher.ts"
-import { makeRedirectAllowlist } from "../../services/RedirectAllowlist.ts"
+import type { FeedModuleName } from "../../domain/platform/Platform.ts"
+import { defaultServerLimits } from "../../http/server/NodeEdge.ts"
+import type { Keyring } from "../../services/infra/Cipher.ts"
+import { parseKeyring } from "../../services/infra/Cipher.ts"
+import { makeRedirectAllowlist } from "../../services/auth/RedirectAllowlist.ts"
 import type { DeliveryConfig, PushConfig } from "./DeliveryConfig.ts"
 import { deliveryDefaults, FEED_MODULES } from "./DeliveryConfig.ts"
 
@@ -43,6 +44,8 @@ export interface AppConfigShape {
   readonly trustProxy: boolean
   readonly logLevel: "Trace" | "Debug" | "Info" | "Warn" | "Error"
   readonly logFormat: "json" | "pretty"
+  /** SHUTDOWN_GRACE_MS: after SIGTERM/SIGINT, how long requests and jobs in hand may finish (main.ts). */
+  readonly shutdownGraceMs: number
   readonly maintenance: boolean
   readonly accessTokenTtlSeconds: number
   readonly refreshTokenTtlSeconds: number
@@ -158,6 +161,10 @@ const fields = {
     Config.map((v) => parseLogLevel(v) ?? invalid("LOG_LEVEL", `expected one of trace, debug, info, warn, error (any case), got ${JSON.stringify(v)}`))
   ),
   logFormat: Config.Literals(["json", "pretty"], "LOG_FORMAT").pipe(Config.withDefault("json" as const)),
+  shutdownGraceMs: Config.String("SHUTDOWN_GRACE_MS").pipe(Config.withDefault(""), Config.map((raw) => {
+    const ms = raw.trim() === "" ? defaultServerLimits.shutdownGraceMs : Number(raw)
+    return Number.isInteger(ms) && ms >= 0 && ms <= 600_000 ? ms : invalid("SHUTDOWN_GRACE_MS", `expected whole milliseconds from 0 to 600000, got ${raw}`)
+  })),
   maintenance: Config.Boolean("MAINTENANCE").pipe(Config.withDefault(false)),
   accessTokenTtlSeconds: positiveInt("ACCESS_TOKEN_TTL_SECONDS", 3600),
   refreshTokenTtlSeconds: positiveInt("REFRESH_TOKEN_TTL_SECONDS", 30 * 24 * 3600),

@@ -2,7 +2,7 @@
  * The shapes and defaults of the feed delivery (FEED_*) and push connector (PUSH_*) settings; read
  * from the environment with the rest in AppConfig.ts.
  */
-import type { FeedModuleName } from "../../domain/Platform.ts"
+import type { FeedModuleName } from "../../domain/platform/Platform.ts"
 
 /** Feed delivery (delivery.md §1–§4), from the FEED_* variables. */
 export interface DeliveryConfig {

@@ -5,7 +5,7 @@
  * stops start-up with one line naming the variable, like the rest of the configuration.
  */
 import { Config, Effect, Layer } from "effect"
-import { DEFAULT_WEBHOOK_URL_PREFIXES, FeedsConfig } from "../../services/FeedsConfig.ts"
+import { DEFAULT_WEBHOOK_URL_PREFIXES, FeedsConfig } from "../../services/feeds/FeedsConfig.ts"
 import { AppConfig, ConfigInvalid } from "./AppConfig.ts"
 
 /** The FEEDS_* variables and WEBHOOK_URL_PREFIXES; every bad one is reported (one line each). */

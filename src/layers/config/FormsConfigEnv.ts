@@ -3,7 +3,7 @@
  * value stops start-up with one line naming the variable, like the rest of the configuration.
  */
 import { Config, Effect, Layer } from "effect"
-import { FormsSettings } from "../../services/Forms.ts"
+import { FormsSettings } from "../../services/forms/Forms.ts"
 import { ConfigInvalid } from "./AppConfig.ts"
 
 /** FORMS_MAX_PER_SERVER, checked (also run by main with the rest of the configuration, to report every problem at once). */

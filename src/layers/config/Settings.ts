@@ -3,10 +3,10 @@
  * consumer sees only what it uses, and only this folder knows how the environment is read.
  */
 import { Duration, Layer } from "effect"
-import { HttpSettings } from "../../http/HttpSettings.ts"
-import { AuthSettings } from "../../services/AuthSettings.ts"
-import { DeliverySettings } from "../../services/DeliverySettings.ts"
-import { DirectorySettings } from "../../services/Directory.ts"
+import { HttpSettings } from "../../http/edge/HttpSettings.ts"
+import { AuthSettings } from "../../services/auth/AuthSettings.ts"
+import { DeliverySettings } from "../../services/delivery/DeliverySettings.ts"
+import { DirectorySettings } from "../../services/platform/Directory.ts"
 import { AppConfig } from "./AppConfig.ts"
 import type { AppConfigShape } from "./AppConfig.ts"
 import type { SourcePollerHttpOptions } from "../sources/poll/SourcePollerHttp.ts"

@@ -45,7 +45,7 @@ export const describeStartupFailure = (e: unknown, config: AppConfigShape): stri
       : scrub(`start-up error: DATABASE_URL: cannot use the database at ${withoutPassword(Redacted.value(config.databaseUrl))} (${why})`, config)
   }
   if (tag === "ServeError") return portLine(config, innermost(e))
-  // The embedded database's folder is another process's (layers/sql/DataDirLock.ts): its message names DATA_DIR.
+  // The embedded database's folder is another process's (layers/infra/DataDirLock.ts): its message names DATA_DIR.
   if (tag === "DataDirInUse") return `start-up error: ${(e as Error).message}`
   return undefined
 }

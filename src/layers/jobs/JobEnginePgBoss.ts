@@ -19,10 +19,10 @@ import {
   JobEngineUnavailable,
   JobOptionsInvalid,
   JobPayloadInvalid
-} from "../../services/JobEngine.ts"
-import type { JobInfo, JobQueue, WorkOptions } from "../../services/JobEngine.ts"
-import { dependencyFailed } from "../../services/DependencyHealth.ts"
-import { jobQueueJobs, sampleOnScrape } from "../../services/Metrics.ts"
+} from "../../services/jobs/JobEngine.ts"
+import type { JobInfo, JobQueue, WorkOptions } from "../../services/jobs/JobEngine.ts"
+import { jobQueueJobs, sampleOnScrape } from "../../services/infra/Metrics.ts"
+import { dependencyFailed } from "../../services/infra/DependencyHealth.ts"
 import { tableUpkeep, upkeepSchemas } from "./JobTableUpkeep.ts"
 import { isDatabaseUnavailable, makePgBossDb } from "./PgBossDb.ts"
 import {

@@ -40,8 +40,8 @@ import { Cause, Effect, Option, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
 import { isSqlError } from "effect/sql/SqlError"
 import type { SqlError } from "effect/sql/SqlError"
-import { dependencyFailed } from "../../services/DependencyHealth.ts"
-import { classifySqlError } from "../sql/SqlFailure.ts"
+import { dependencyFailed } from "../../services/infra/DependencyHealth.ts"
+import { classifySqlError } from "../infra/SqlFailure.ts"
 
 export interface UpkeepAction {
   /** The table, quoted (schema.table). */

@@ -18,8 +18,8 @@ import { SqlClient } from "effect/sql"
 import { isSqlError } from "effect/sql/SqlError"
 import type { SqlError } from "effect/sql/SqlError"
 import type { Db } from "pg-boss"
-import { dependencySucceeded } from "../../services/DependencyHealth.ts"
-import { classifySqlError } from "../sql/SqlFailure.ts"
+import { dependencySucceeded } from "../../services/infra/DependencyHealth.ts"
+import { classifySqlError } from "../infra/SqlFailure.ts"
 import { planScript } from "./SqlScript.ts"
 
 // --- parameters, as node-postgres prepares them (pg/lib/utils.js prepareValue) ---------------------

@@ -9,7 +9,7 @@ import type {
   RetryOptions,
   ScheduleOptions,
   SendOptions
-} from "../../services/JobEngine.ts"
+} from "../../services/jobs/JobEngine.ts"
 
 export const seconds = (duration: Duration.Input) => Duration.toSeconds(duration)
 /** pg-boss takes whole seconds for delays, expiries and retention. */

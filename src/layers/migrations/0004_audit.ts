@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { AUDIT_COUNT_MODULES, AUDIT_DENSE, AUDIT_LEVEL_SECONDS, AUDIT_SHARDS } from "../sql/AuditBuckets.ts"
+import { AUDIT_COUNT_MODULES, AUDIT_DENSE, AUDIT_LEVEL_SECONDS, AUDIT_SHARDS } from "../audit/AuditBuckets.ts"
 
 /**
  * Exact audit counts at scale. `audit_count_shards` holds, per (server, bot), epoch-aligned bucket
@@ -22,7 +22,7 @@ import { AUDIT_COUNT_MODULES, AUDIT_DENSE, AUDIT_LEVEL_SECONDS, AUDIT_SHARDS } f
  * Row triggers keep this exact in the transaction of every insert or delete.
  * `audit_at` lets the retention job find expired entries without scanning the table.
  * Queries use (server, bot, at DESC, id DESC) and, with a module, (module, server, bot, at DESC, id DESC).
- * The constants live in layers/sql/AuditBuckets.ts, which the reader (AuditLogSql) shares.
+ * The constants live in layers/audit/AuditBuckets.ts, which the reader (AuditLogSql) shares.
  */
 
 const counts = ["n", ...AUDIT_COUNT_MODULES]

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 
 /**
- * A source's poll jobs carry the slot they were planned for (services/DeliveryQueues.ts); the
+ * A source's poll jobs carry the slot they were planned for (services/delivery/DeliveryQueues.ts); the
  * source remembers which slot its last poll covered, written with the poll's result, so a poll job
  * delivered again (its worker died after the poll was recorded, before the job was marked done)
  * does not poll the source a second time for one slot:

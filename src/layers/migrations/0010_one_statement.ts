@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { AUDIT_COUNT_MODULES, AUDIT_DENSE, AUDIT_LEVEL_SECONDS } from "../sql/AuditBuckets.ts"
+import { AUDIT_COUNT_MODULES, AUDIT_DENSE, AUDIT_LEVEL_SECONDS } from "../audit/AuditBuckets.ts"
 
 /**
  * One statement per request on the hot paths (issue #16): form reads and writes, and audit pages.
@@ -19,7 +19,7 @@ import { AUDIT_COUNT_MODULES, AUDIT_DENSE, AUDIT_LEVEL_SECONDS } from "../sql/Au
  *   ~7,000 forms, 55–65 creates/s; without the count ~2,000/s).
  * - No row: the create hit its limit, or the form is not one of the scope.
  * - The audit entry (when `p_user_id` is given) reads `<verb> form <title as JSON> (#<id>)`, the
- *   title as stored: `to_json(text)` escapes exactly as JSON.stringify does (services/FormsRepo.ts
+ *   title as stored: `to_json(text)` escapes exactly as JSON.stringify does (services/forms/FormsRepo.ts
  *   `formEventString`, the same text for the other layers).
  */
 /**

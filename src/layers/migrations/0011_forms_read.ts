@@ -4,7 +4,7 @@ import { SqlClient } from "effect/sql"
 /**
  * The forms hot paths, second pass (issue #16).
  *
- * A data version per scope, for the cached forms list (services/Forms.ts): `form_counts.version`,
+ * A data version per scope, for the cached forms list (services/forms/Forms.ts): `form_counts.version`,
  * a random UUID replaced by the triggers in the statement of every write that changes what the
  * list shows — a form inserted or deleted (the counter's own triggers), or its id, title, colour or
  * flags updated. A reader that holds the list of version v reads the version in one tiny statement

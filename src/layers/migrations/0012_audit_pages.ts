@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { AUDIT_COUNT_MODULES, AUDIT_DENSE, AUDIT_LEVEL_SECONDS } from "../sql/AuditBuckets.ts"
+import { AUDIT_COUNT_MODULES, AUDIT_DENSE, AUDIT_LEVEL_SECONDS } from "../audit/AuditBuckets.ts"
 
 /**
  * Audit pages for less CPU (issue #16, S5). `audit_page` keeps its signature, its answer and the

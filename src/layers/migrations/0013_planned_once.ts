@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { AUDIT_LEVEL_SECONDS } from "../sql/AuditBuckets.ts"
+import { AUDIT_LEVEL_SECONDS } from "../audit/AuditBuckets.ts"
 
 /**
  * Less database CPU per form write (issue #16, S3): what a create ran through the SQL-function

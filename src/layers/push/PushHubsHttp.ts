@@ -7,8 +7,8 @@
  */
 import { Clock, Duration, Effect, Layer, Option, Redacted, Ref, Schema } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
-import { PushHubError, PushHubs } from "../../services/PushHubs.ts"
-import type { EventSubRequest, WebSubRequest } from "../../services/PushHubs.ts"
+import { PushHubError, PushHubs } from "../../services/push/PushHubs.ts"
+import type { EventSubRequest, WebSubRequest } from "../../services/push/PushHubs.ts"
 import { join } from "../sources/Upstream.ts"
 
 export interface PushHubsOptions {

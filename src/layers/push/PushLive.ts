@@ -12,15 +12,15 @@
 import { Duration, Effect, Layer, Schedule } from "effect"
 import type { HttpClient, HttpRouter } from "effect/http"
 import type { SqlClient } from "effect/sql"
-import { HookRoutes } from "../../http/Hooks.ts"
-import type { Cipher } from "../../services/Cipher.ts"
-import type { DeliveryScheduling } from "../../services/DeliveryScheduling.ts"
-import type { DeliverySettings } from "../../services/DeliverySettings.ts"
-import type { DeliveryStore } from "../../services/DeliveryStore.ts"
-import type { JobEngine } from "../../services/JobEngine.ts"
-import { Push } from "../../services/Push.ts"
-import { PushBackstop } from "../../services/PushBackstop.ts"
-import { PushSettings } from "../../services/PushSettings.ts"
+import { HookRoutes } from "../../http/push/Hooks.ts"
+import type { Cipher } from "../../services/infra/Cipher.ts"
+import type { DeliveryScheduling } from "../../services/delivery/DeliveryScheduling.ts"
+import type { DeliverySettings } from "../../services/delivery/DeliverySettings.ts"
+import type { DeliveryStore } from "../../services/delivery/DeliveryStore.ts"
+import type { JobEngine } from "../../services/jobs/JobEngine.ts"
+import { Push } from "../../services/push/Push.ts"
+import { PushBackstop } from "../../services/push/PushBackstop.ts"
+import { PushSettings } from "../../services/push/PushSettings.ts"
 import type { AppConfigShape, PushConfig } from "../config/AppConfig.ts"
 import type { SourcePollerHttpOptions } from "../sources/poll/SourcePollerHttp.ts"
 import { PushHubsHttp } from "./PushHubsHttp.ts"
@@ -54,7 +54,7 @@ const settingsOf = (config: Pick<AppConfigShape, "publicUrl" | "push">) => {
  * The push layers of a configuration, both empty when push is off. Typed as providing nothing:
  * DeliveryScheduling finds PushBackstop with `Effect.serviceOption`, and Push is used only by
  * HookRoutes and PushWorker, which are mounted only when push is on (`pushEnabled`).
- * `backstop` needs SqlClient and Cipher (it goes under DeliveryLive); `service` also HttpClient,
+ * `backstop` needs SqlClient and Cipher (it goes under DeliveryEngineLive); `service` also HttpClient,
  * DeliveryScheduling, DeliveryStore, JobEngine and DeliverySettings.
  */
 export const pushLayers = (config: AppConfigShape, sources: SourcePollerHttpOptions) => {

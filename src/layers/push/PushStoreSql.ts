@@ -6,11 +6,11 @@
  */
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { Cipher } from "../../services/Cipher.ts"
-import { PushStore } from "../../services/PushStore.ts"
-import type { PushSubscription, PushTopic } from "../../services/PushStore.ts"
-import { Count, Id, When } from "../sql/DeliveryRows.ts"
-import { sqlFailure } from "../sql/SqlFailure.ts"
+import { Cipher } from "../../services/infra/Cipher.ts"
+import { PushStore } from "../../services/push/PushStore.ts"
+import type { PushSubscription, PushTopic } from "../../services/push/PushStore.ts"
+import { Count, Id, When } from "../delivery/DeliveryRows.ts"
+import { sqlFailure } from "../infra/SqlFailure.ts"
 
 const db = sqlFailure("The push subscriptions")
 

@@ -3,7 +3,7 @@
  * a time, and `withToken` fetches a fresh one once when the upstream answers 401 with a cached one.
  */
 import { Clock, Effect, Option, Ref, Schema, Semaphore } from "effect"
-import type { RequestTimeout, ServiceUnavailable } from "../../domain/Errors.ts"
+import type { RequestTimeout, ServiceUnavailable } from "../../domain/infra/Errors.ts"
 import { type Answer, decode, unavailable, type Upstream } from "./Upstream.ts"
 
 export interface Token {

@@ -6,8 +6,8 @@
  */
 import { Config, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { HttpClient } from "effect/http"
-import type { LookupModule } from "../../domain/Feed.ts"
-import { ExternalSources } from "../../services/ExternalSources.ts"
+import type { LookupModule } from "../../domain/feeds/Feed.ts"
+import { ExternalSources } from "../../services/sources/ExternalSources.ts"
 import { type ForumOptions, makeForum } from "./Forum.ts"
 import { makeMicroblog, type MicroblogOptions } from "./Microblog.ts"
 import { makePhoto, type PhotoOptions } from "./Photo.ts"

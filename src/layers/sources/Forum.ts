@@ -8,11 +8,11 @@
  */
 import { Effect, Redacted, Schema } from "effect"
 import { HttpClientRequest } from "effect/http"
-import { NotFound } from "../../domain/Errors.ts"
-import type { ForumInfo } from "../../services/ExternalSources.ts"
+import { NotFound } from "../../domain/infra/Errors.ts"
+import type { ForumInfo } from "../../services/sources/ExternalSources.ts"
 import { makeAppToken, readAppToken } from "./AppToken.ts"
 import { decode, type Failure, get, join, refuseUnauthorized, send, sendRaw, unavailable, type Upstream } from "./Upstream.ts"
-import { USER_AGENT_PRODUCT } from "../../domain/Version.ts"
+import { USER_AGENT_PRODUCT } from "../../domain/infra/Version.ts"
 
 export interface ForumOptions {
   readonly clientId: string

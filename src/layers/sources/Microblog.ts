@@ -5,8 +5,8 @@
  */
 import { Effect, Redacted, Schema } from "effect"
 import { HttpClientRequest } from "effect/http"
-import { NotFound } from "../../domain/Errors.ts"
-import type { ExternalUser } from "../../services/ExternalSources.ts"
+import { NotFound } from "../../domain/infra/Errors.ts"
+import type { ExternalUser } from "../../services/sources/ExternalSources.ts"
 import { decode, type Failure, get, send, unavailable, type Upstream } from "./Upstream.ts"
 
 export interface MicroblogOptions {

@@ -7,8 +7,8 @@
  * Graph errors: code 100/110 (unknown or unsupported node) → not found; 190/102/104 (token) → 503.
  */
 import { Effect, Redacted, Schema } from "effect"
-import { NotFound } from "../../domain/Errors.ts"
-import type { ExternalUser } from "../../services/ExternalSources.ts"
+import { NotFound } from "../../domain/infra/Errors.ts"
+import type { ExternalUser } from "../../services/sources/ExternalSources.ts"
 import { decode, type Failure, get, send, unavailable, type Upstream } from "./Upstream.ts"
 
 export interface PhotoOptions {

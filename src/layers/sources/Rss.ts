@@ -14,12 +14,12 @@ import { FetchHttpClient, HttpClientRequest } from "effect/http"
 import type { HttpClientResponse } from "effect/http"
 import { lookup } from "node:dns/promises"
 import { BlockList, isIP } from "node:net"
-import { BadRequest, NotFound, RequestTimeout, ServiceUnavailable } from "../../domain/Errors.ts"
-import type { RssInfo } from "../../services/ExternalSources.ts"
-import { countUpstream } from "../../services/Metrics.ts"
+import { BadRequest, NotFound, RequestTimeout, ServiceUnavailable } from "../../domain/infra/Errors.ts"
+import type { RssInfo } from "../../services/sources/ExternalSources.ts"
+import { countUpstream } from "../../services/infra/Metrics.ts"
 import { RETRY_AFTER_SECONDS, retryAfter } from "./Upstream.ts"
 import type { Upstream } from "./Upstream.ts"
-import { USER_AGENT_PRODUCT } from "../../domain/Version.ts"
+import { USER_AGENT_PRODUCT } from "../../domain/infra/Version.ts"
 
 export interface RssOptions {
   /** Sandbox and tests only: allow loopback and private addresses (production: false). */
@@ -177,7 +177,7 @@ export const makeRss = (u: Upstream, options: RssOptions) => {
           }
         })).pipe(
           Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" }),
-          // User-given URLs: counted without their path (services/Metrics.ts).
+          // User-given URLs: counted without their path (services/infra/Metrics.ts).
           Effect.tap((r) => countUpstream("rss", "GET :feed", r.status)),
           Effect.tapError(() => countUpstream("rss", "GET :feed", undefined)),
           Effect.mapError((e): BadRequest | ServiceUnavailable =>

@@ -5,8 +5,8 @@
  */
 import { Effect, Redacted, Schema } from "effect"
 import { HttpClientRequest } from "effect/http"
-import { NotFound } from "../../domain/Errors.ts"
-import type { ExternalGame, ExternalUser } from "../../services/ExternalSources.ts"
+import { NotFound } from "../../domain/infra/Errors.ts"
+import type { ExternalGame, ExternalUser } from "../../services/sources/ExternalSources.ts"
 import { makeAppToken, readAppToken } from "./AppToken.ts"
 import { decode, type Failure, get, join, refuseUnauthorized, send, sendRaw, unavailable, type Upstream } from "./Upstream.ts"
 

@@ -6,9 +6,9 @@
 import { Duration, Effect, Schema } from "effect"
 import type { Option } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
-import { RequestTimeout, ServiceUnavailable } from "../../domain/Errors.ts"
-import { dependencyFailed, dependencySucceeded } from "../../services/DependencyHealth.ts"
-import { countUpstream, upstreamRoute } from "../../services/Metrics.ts"
+import { RequestTimeout, ServiceUnavailable } from "../../domain/infra/Errors.ts"
+import { dependencyFailed, dependencySucceeded } from "../../services/infra/DependencyHealth.ts"
+import { countUpstream, upstreamRoute } from "../../services/infra/Metrics.ts"
 
 export const DEFAULT_TIMEOUT: Duration.Input = "10 seconds"
 
@@ -64,7 +64,7 @@ export const retryAfter = (headers: Readonly<Record<string, string>>): number | 
  * (an app token may be renewed on it). Use `send` unless you handle 401 yourself.
  */
 export const sendRaw = (u: Upstream, request: HttpClientRequest.HttpClientRequest): Effect.Effect<Answer, RequestTimeout | ServiceUnavailable> => {
-  // Counted by platform and route template (services/Metrics.ts): `error` when no answer came.
+  // Counted by platform and route template (services/infra/Metrics.ts): `error` when no answer came.
   const count = (status: number | undefined) => countUpstream(u.service.toLowerCase(), upstreamRoute(request.method, request.url), status)
   return u.client.execute(request).pipe(
     Effect.flatMap((response) =>

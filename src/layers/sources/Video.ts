@@ -4,8 +4,8 @@
  * search (unreliable, as the contract says: the exact title wins, else the first result).
  */
 import { Effect, Redacted, Schema } from "effect"
-import { NotFound } from "../../domain/Errors.ts"
-import type { ExternalUser } from "../../services/ExternalSources.ts"
+import { NotFound } from "../../domain/infra/Errors.ts"
+import type { ExternalUser } from "../../services/sources/ExternalSources.ts"
 import { decode, type Failure, get, unavailable, send, type Upstream } from "./Upstream.ts"
 
 export interface VideoOptions {

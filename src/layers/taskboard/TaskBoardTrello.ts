@@ -18,12 +18,12 @@
 import { Cache, Duration, Effect, Equal, Exit, Hash, Layer, Redacted, Schema } from "effect"
 import { createHash } from "node:crypto"
 import { HttpClient, HttpClientRequest } from "effect/http"
-import type { RequestTimeout, ServiceUnavailable } from "../../domain/Errors.ts"
-import type { Board } from "../../domain/Form.ts"
-import { lookupCounter } from "../../services/Metrics.ts"
-import { TaskBoard } from "../../services/TaskBoard.ts"
-import type { Pairing } from "../../services/TaskboardPairings.ts"
-import { TaskboardPairings } from "../../services/TaskboardPairings.ts"
+import type { RequestTimeout, ServiceUnavailable } from "../../domain/infra/Errors.ts"
+import type { Board } from "../../domain/forms/Form.ts"
+import { lookupCounter } from "../../services/infra/Metrics.ts"
+import { TaskBoard } from "../../services/taskboard/TaskBoard.ts"
+import type { Pairing } from "../../services/taskboard/TaskboardPairings.ts"
+import { TaskboardPairings } from "../../services/taskboard/TaskboardPairings.ts"
 import { DEFAULT_TIMEOUT, decode, get, sendRaw, unavailable, type Upstream } from "../sources/Upstream.ts"
 
 /** A server's Trello team and the team's API key and token (the registry's `Pairing`). */

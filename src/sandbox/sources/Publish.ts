@@ -9,7 +9,7 @@
  */
 import { Clock, Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { reasonPhrase } from "../../domain/Errors.ts"
+import { reasonPhrase } from "../../domain/infra/Errors.ts"
 import { sandboxOrigin } from "../Origin.ts"
 import type { BodyProblem, EventBody } from "./PublishBody.ts"
 import { parseEventBody } from "./PublishBody.ts"

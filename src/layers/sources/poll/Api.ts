@@ -5,8 +5,8 @@
  */
 import { Effect, Schema } from "effect"
 import type { HttpClientRequest } from "effect/http"
-import { RequestTimeout, ServiceUnavailable } from "../../../domain/Errors.ts"
-import { PollFailed } from "../../../services/SourcePoller.ts"
+import { RequestTimeout, ServiceUnavailable } from "../../../domain/infra/Errors.ts"
+import { PollFailed } from "../../../services/sources/SourcePoller.ts"
 import { makeAppToken, type Token } from "../AppToken.ts"
 import { failed, type Fetched, type Fetcher, json } from "./Fetch.ts"
 import { RETRY_AFTER_SECONDS } from "../Upstream.ts"

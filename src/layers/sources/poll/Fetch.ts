@@ -10,8 +10,8 @@ import { Duration, Effect, Redacted, Semaphore, Stream } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import type { HttpClientResponse } from "effect/http"
 import { createHash } from "node:crypto"
-import { PollFailed, type PollResult, type PollState } from "../../../services/SourcePoller.ts"
-import { countUpstream, upstreamRoute } from "../../../services/Metrics.ts"
+import { PollFailed, type PollResult, type PollState } from "../../../services/sources/SourcePoller.ts"
+import { countUpstream, upstreamRoute } from "../../../services/infra/Metrics.ts"
 import { refusedPrivate } from "../Rss.ts"
 
 export interface FetchSettings {

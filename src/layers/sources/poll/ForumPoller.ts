@@ -7,8 +7,8 @@
  */
 import { Clock, Effect, Schema } from "effect"
 import { HttpClientRequest } from "effect/http"
-import type { ForumItem } from "../../../services/delivery/Item.ts"
-import type { PollFailed, PollResult, PollState } from "../../../services/SourcePoller.ts"
+import type { ForumItem } from "../../../services/delivery/render/Item.ts"
+import type { PollFailed, PollResult, PollState } from "../../../services/sources/SourcePoller.ts"
 import type { ForumOptions } from "../Forum.ts"
 import { join } from "../Upstream.ts"
 import { credentialsRefused, decodeJson, makeTokenClient } from "./Api.ts"

@@ -8,7 +8,7 @@
 import { Effect } from "effect"
 import { lookup } from "node:dns/promises"
 import { isIP } from "node:net"
-import type { PollFailed } from "../../../services/SourcePoller.ts"
+import type { PollFailed } from "../../../services/sources/SourcePoller.ts"
 import { isPrivateAddress } from "../Rss.ts"
 import { failed } from "./Fetch.ts"
 

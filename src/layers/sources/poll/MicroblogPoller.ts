@@ -7,8 +7,8 @@
  */
 import { Effect, Schema } from "effect"
 import { HttpClientRequest } from "effect/http"
-import type { MicroblogItem } from "../../../services/delivery/Item.ts"
-import type { PollFailed, PollResult, PollState } from "../../../services/SourcePoller.ts"
+import type { MicroblogItem } from "../../../services/delivery/render/Item.ts"
+import type { PollFailed, PollResult, PollState } from "../../../services/sources/SourcePoller.ts"
 import type { MicroblogOptions } from "../Microblog.ts"
 import { join } from "../Upstream.ts"
 import { credentialsRefused, decodeJson } from "./Api.ts"

@@ -9,8 +9,8 @@
  */
 import { Effect, Schema } from "effect"
 import { HttpClientRequest } from "effect/http"
-import type { PhotoItem } from "../../../services/delivery/Item.ts"
-import type { PollFailed, PollResult, PollState } from "../../../services/SourcePoller.ts"
+import type { PhotoItem } from "../../../services/delivery/render/Item.ts"
+import type { PollFailed, PollResult, PollState } from "../../../services/sources/SourcePoller.ts"
 import type { PhotoOptions } from "../Photo.ts"
 import { join } from "../Upstream.ts"
 import { decodeJson } from "./Api.ts"

@@ -6,8 +6,8 @@
  */
 import { Clock, Effect } from "effect"
 import { HttpClientRequest } from "effect/http"
-import type { RssItem } from "../../../services/delivery/Item.ts"
-import type { PollFailed, PollResult, PollState } from "../../../services/SourcePoller.ts"
+import type { RssItem } from "../../../services/delivery/render/Item.ts"
+import type { PollFailed, PollResult, PollState } from "../../../services/sources/SourcePoller.ts"
 import { failed, type Fetched, type Fetcher, unlessUnchanged, validators } from "./Fetch.ts"
 import { type Feed, readFeed } from "./FeedRead.ts"
 import { decodeFeed } from "./FeedText.ts"

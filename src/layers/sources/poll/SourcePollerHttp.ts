@@ -8,9 +8,9 @@
  */
 import { Cause, Config, Duration, Effect, Layer, Option } from "effect"
 import type { HttpClient } from "effect/http"
-import type { FeedModuleName } from "../../../domain/Platform.ts"
-import { type PollFailed, type PollResult, type PollState, SourcePoller } from "../../../services/SourcePoller.ts"
-import { redactText } from "../../../services/Redact.ts"
+import type { FeedModuleName } from "../../../domain/platform/Platform.ts"
+import { type PollFailed, type PollResult, type PollState, SourcePoller } from "../../../services/sources/SourcePoller.ts"
+import { redactText } from "../../../services/infra/Redact.ts"
 import { ExternalSourcesHttp, type ExternalSourcesOptions, SOURCE_ENV } from "../ExternalSourcesHttp.ts"
 import { makePublicOnlyClient } from "../PublicOnlyClient.ts"
 import { failed, makeFetcher } from "./Fetch.ts"
@@ -20,7 +20,7 @@ import { makePhotoPoller, type PhotoPollOptions } from "./PhotoPoller.ts"
 import { makeRssPoller, type RssPollOptions } from "./RssPoller.ts"
 import { makeStreamingPoller, type StreamingPollOptions } from "./StreamingPoller.ts"
 import { makeVideoPoller, type VideoPollOptions } from "./VideoPoller.ts"
-import { USER_AGENT_PRODUCT } from "../../../domain/Version.ts"
+import { USER_AGENT_PRODUCT } from "../../../domain/infra/Version.ts"
 
 export type { ForumPollOptions, MicroblogPollOptions, PhotoPollOptions, RssPollOptions, StreamingPollOptions, VideoPollOptions }
 
@@ -82,7 +82,7 @@ const make = (options: SourcePollerHttpOptions) =>
       guardedClient: options.rss?.allowPrivateAddresses === true ? undefined : yield* makePublicOnlyClient({ resolve: options.rss?.resolve })
     })
     const api = options.apiConcurrency ?? 8
-    // Each platform's calls are counted under its name (services/Metrics.ts); rss stays unlabelled (user URLs).
+    // Each platform's calls are counted under its name (services/infra/Metrics.ts); rss stays unlabelled (user URLs).
     const labelled = (platform: string): typeof fetcher => ({ fetch: (req) => fetcher.fetch({ platform, ...req }) })
     const connectors: Record<FeedModuleName, Connector> = {
       rss: makeRssPoller(fetcher, options.rss ?? {}),

@@ -12,8 +12,8 @@
  */
 import { Clock, Effect, Schema } from "effect"
 import { HttpClientRequest } from "effect/http"
-import type { StreamingItem } from "../../../services/delivery/Item.ts"
-import { PollFailed, type PollResult, type PollState } from "../../../services/SourcePoller.ts"
+import type { StreamingItem } from "../../../services/delivery/render/Item.ts"
+import { PollFailed, type PollResult, type PollState } from "../../../services/sources/SourcePoller.ts"
 import type { StreamingOptions } from "../Streaming.ts"
 import { join } from "../Upstream.ts"
 import { credentialsRefused, decodeJson, makeTokenClient } from "./Api.ts"

@@ -1,0 +1,130 @@
+/**
+ * An uncertain send reconciled (issue #30 item 5; delivery.md §4: never twice where the platform
+ * answered, never dropped silently). A delivery left `sending` — its send was cut or timed out
+ * before the platform answered, or its worker stopped mid-send — may or may not be in its channel.
+ * Before anything else of its webhook is sent, the worker reads the channel's recent messages with
+ * the feed's bot (GET /channels/{id}/messages, newest first, 50 a page) and looks for it:
+ * - found: recorded `sent` with that message's id, not posted again;
+ * - not there: sent once more (one more attempt; after `postAttempts` the delivery fails with why);
+ * - cannot tell (the bot may not read the channel, no bot token, more than 250 messages since the
+ *   send): `failed`, "unknown whether it was posted" with the reason, never sent twice blindly;
+ * - the read fails for now (503, timeout, 429 past the budget): the job is retried, the row waits.
+ *
+ * How a message is recognised, since Discord's execute-webhook takes no nonce: posted by THIS
+ * webhook (`webhook_id`, which only a holder of its token can post as), with exactly the content the
+ * delivery holds (compared without surrounding whitespace, which Discord trims), dated no earlier
+ * than the send's start minus SKEW_MS, and whose id no sent delivery of the webhook recorded
+ * already. The content carries the item's URL, so two different items never match; the same item
+ * sent by two feeds on one webhook is told apart by the recorded ids (each message claimed once).
+ */
+import { Clock, Effect } from "effect"
+import type { ServiceUnavailable } from "../../domain/infra/Errors.ts"
+import type { ChatPlatform, PlatformError, PlatformMessage } from "../platform/ChatPlatform.ts"
+import type { DeliverySettingsShape } from "./DeliverySettings.ts"
+import type { DeliveryStore, UncertainDelivery } from "./DeliveryStore.ts"
+
+/** How much earlier than the send's start (the database's clock) the platform may date the message. */
+export const SKEW_MS = 60_000
+export const PAGE_SIZE = 50
+export const MAX_PAGES = 5
+
+export const UNKNOWN = "unknown whether it was posted"
+
+type Step = "sent" | "failed" | "skipped" | { readonly retry: string }
+
+export type Search =
+  | { readonly _tag: "Found"; readonly messageId: string }
+  | { readonly _tag: "Absent" }
+  | { readonly _tag: "Unknown"; readonly reason: string }
+  | { readonly _tag: "ReadFailed"; readonly error: PlatformError }
+
+/** Whether `m` is the message of `d` (see the module's comment), its id not yet checked against the recorded ones. */
+export const looksLike = (d: Pick<UncertainDelivery, "webhookId" | "body" | "sentAt">, m: PlatformMessage): boolean =>
+  m.webhook_id === d.webhookId &&
+  d.body?.content !== undefined &&
+  m.content.trim() === d.body.content.trim() &&
+  Date.parse(m.timestamp) >= d.sentAt.getTime() - SKEW_MS
+
+export const makeReconciler = (deps: {
+  readonly store: DeliveryStore["Service"]
+  readonly platform: ChatPlatform["Service"]
+  readonly settings: DeliverySettingsShape
+  /** Sends a claimed delivery and records what the platform answered (DeliveryPost.ts). */
+  readonly send: (d: UncertainDelivery) => Effect.Effect<Step, ServiceUnavailable>
+}) => {
+  const { platform, send, settings, store } = deps
+
+  /** Pages back from the newest message until the send's start: is the delivery's message there? */
+  const search = (
+    d: UncertainDelivery,
+    botToken: NonNullable<UncertainDelivery["botToken"]>
+  ): Effect.Effect<Search, ServiceUnavailable> =>
+    Effect.gen(function*() {
+      const windowStart = d.sentAt.getTime() - SKEW_MS
+      let before: string | undefined = undefined
+      for (let page = 0; page < MAX_PAGES; page++) {
+        const read = yield* Effect.result(platform.getChannelMessages(botToken, d.channelId, {
+          limit: PAGE_SIZE,
+          ...(before === undefined ? {} : { before })
+        }))
+        if (read._tag === "Failure") return { _tag: "ReadFailed", error: read.failure } as const
+        const list: ReadonlyArray<PlatformMessage> = read.success
+        const candidates = list.filter((m) => looksLike(d, m))
+        if (candidates.length > 0) {
+          const taken = yield* store.recordedMessageIds(d.webhookId, candidates.map((m) => m.id))
+          // Newest first: the last free one is the earliest after the send's start.
+          const free = candidates.filter((m) => !taken.has(m.id))
+          if (free.length > 0) return { _tag: "Found", messageId: free[free.length - 1]!.id } as const
+        }
+        const last = list[list.length - 1]
+        if (last === undefined || list.length < PAGE_SIZE || Date.parse(last.timestamp) < windowStart) {
+          return { _tag: "Absent" } as const
+        }
+        before = last.id
+      }
+      return {
+        _tag: "Unknown",
+        reason: `more than ${PAGE_SIZE * MAX_PAGES} messages in its channel since the send, too many to look through`
+      } as const
+    })
+
+  const fail = (d: UncertainDelivery, why: string) =>
+    Effect.as(store.markFailed(d.id, `${UNKNOWN}: ${why}`), "failed" as const)
+
+  const readFailed = (d: UncertainDelivery, e: PlatformError): Effect.Effect<Step, ServiceUnavailable> =>
+    e._tag === "PlatformRejected" && e.status !== 429 && e.status !== 408
+      ? fail(d, `the send had no answer and the bot cannot read the webhook's channel ${d.channelId} (${e.status} ${e.message})`)
+      : Effect.succeed({ retry: `the webhook's channel could not be read to find an unanswered send: ${e._tag === "PlatformRejected" ? `the chat platform answered ${e.status}` : e.problems[0]?.message ?? e._tag}` })
+
+  /** One uncertain delivery: found and recorded, sent once more, failed with why, or left for the job's retry. */
+  const reconcile = (d: UncertainDelivery): Effect.Effect<Step, ServiceUnavailable> =>
+    Effect.gen(function*() {
+      if (d.body === null) return yield* fail(d, "the stored message is unreadable")
+      if (d.botToken === null) return yield* fail(d, "the send had no answer and the bot's token cannot be decrypted to read its channel")
+      const found = yield* search(d, d.botToken)
+      if (found._tag === "ReadFailed") return yield* readFailed(d, found.error)
+      if (found._tag === "Found") {
+        yield* store.markSent(d.id, found.messageId, new Date(yield* Clock.currentTimeMillis))
+        yield* Effect.logInfo("an unanswered send was found in its channel: recorded as sent").pipe(
+          Effect.annotateLogs({ delivery: d.id, message: found.messageId })
+        )
+        return "sent" as const
+      }
+      if (found._tag === "Unknown") return yield* fail(d, found.reason)
+      if (d.attempts >= settings.postAttempts) {
+        return yield* Effect.as(
+          store.markFailed(d.id, `not posted after ${d.attempts} attempts: ${d.reason ?? "the worker stopped during the send"}`),
+          "failed" as const
+        )
+      }
+      if (!(yield* store.reclaim(d.id))) return "skipped" as const
+      yield* Effect.logInfo("an unanswered send is not in its channel: sent again").pipe(Effect.annotateLogs({ delivery: d.id }))
+      return yield* send({ ...d, attempts: d.attempts + 1 })
+    }).pipe(
+      Effect.uninterruptible,
+      // Stryker disable next-line StringLiteral,ObjectLiteral: the tracing span's name and attributes only
+      Effect.withSpan("Delivery.reconcile", { attributes: { delivery: d.id } })
+    )
+
+  return { reconcile }
+}

@@ -1,0 +1,179 @@
+/**
+ * The world DeliveryPost's tests run in (DeliveryPostMutation, DeliveryReconcileMutation): an
+ * in-memory delivery log and a scripted platform, so every answer of the platform is one line.
+ */
+import { Effect, Option, Redacted } from "effect"
+import type { AuditLog } from "../../src/services/audit/AuditLog.ts"
+import type { ChatPlatform, PlatformError, PlatformMessage } from "../../src/services/platform/ChatPlatform.ts"
+import { PlatformRejected } from "../../src/services/platform/ChatPlatform.ts"
+import { makePoster } from "../../src/services/delivery/DeliveryPost.ts"
+import type { DeliveryStore, FeedRef, FeedState, OpenDelivery } from "../../src/services/delivery/DeliveryStore.ts"
+import type { JobEngine } from "../../src/services/jobs/JobEngine.ts"
+
+export const WEBHOOK = "900000000000000001"
+export const CHANNEL = "310000000000000102"
+
+interface Row {
+  readonly id: string
+  readonly feedId: string
+  state: "pending" | "sending" | "sent" | "failed" | "elsewhere"
+  reason: string | null
+  messageId: string | null
+  attempts: number
+  body: OpenDelivery["body"]
+  token: string | null
+  /** Another worker claims it between nextPending and claim. */
+  stolen?: boolean
+  /** When its send started (the claim). */
+  sentAt: Date
+}
+
+const feedRef = (id: string, state: FeedState): FeedRef => ({
+  id,
+  module: "rss",
+  botId: "200000000000000002",
+  serverId: "300000000000000001",
+  feedIdentifier: `https://news.test/${id}.xml`,
+  bot: { id: "200000000000000002", name: "FeedsBot" } as unknown as FeedRef["bot"],
+  state,
+  reason: null
+})
+
+type Answer = Effect.Effect<string | null, PlatformError>
+
+export const world = (o: {
+  readonly rows: ReadonlyArray<Partial<Row> & { readonly id: string }>
+  readonly feedState?: FeedState
+  readonly answers?: ReadonlyArray<Answer>
+  readonly postAttempts?: number
+  /** The webhook's channel, newest first; or the read's failure. */
+  readonly channel?: ReadonlyArray<PlatformMessage> | PlatformError
+  readonly botToken?: string | null
+}) => {
+  const feeds = new Map<string, FeedRef>([["1", feedRef("1", o.feedState ?? "active")]])
+  const rows: Array<Row> = o.rows.map((r) => ({
+    feedId: "1",
+    state: "pending",
+    reason: null,
+    messageId: null,
+    attempts: 0,
+    body: { content: `message ${r.id}` } as OpenDelivery["body"],
+    token: "hook-token",
+    sentAt: new Date(Date.now() - 5_000),
+    ...r
+  }))
+  const reads: Array<{ token: string; channelId: string; options: unknown }> = []
+  const sent: Array<{ webhookId: string; token: string; body: unknown; options: unknown }> = []
+  const answers = [...(o.answers ?? [])]
+  const stateCalls: Array<{ ids: ReadonlyArray<string>; from: ReadonlyArray<FeedState>; to: FeedState; reason: string | null }> = []
+  const audits: Array<{ eventType: string; eventString: string }> = []
+  const queued: Array<{ payload: unknown; options: unknown; queue: unknown }> = []
+  const row = (id: string) => rows.find((r) => r.id === id)!
+  const store = {
+    transaction: (self: Effect.Effect<unknown, unknown, unknown>) => self,
+    uncertainSends: (webhookId: string) =>
+      Effect.sync(() =>
+        rows.filter((r) => webhookId === WEBHOOK && r.state === "sending").map((r) => ({
+          id: r.id,
+          itemId: `item-${r.id}`,
+          webhookId: WEBHOOK,
+          body: r.body,
+          attempts: r.attempts,
+          feed: feeds.get(r.feedId)!,
+          webhookToken: r.token === null ? null : Redacted.make(r.token),
+          sentAt: r.sentAt,
+          reason: r.reason,
+          channelId: CHANNEL,
+          botToken: o.botToken === null ? null : Redacted.make(o.botToken ?? "bot-token")
+        }))
+      ),
+    markUncertain: (id: string, reason: string) => Effect.sync(() => void Object.assign(row(id), { reason })),
+    reclaim: (id: string) =>
+      Effect.sync(() => {
+        const r = row(id)
+        if (r.state !== "sending") return false
+        r.attempts++
+        return true
+      }),
+    recordedMessageIds: (webhookId: string, ids: ReadonlyArray<string>) =>
+      Effect.sync(() => new Set(rows.filter((r) => webhookId === WEBHOOK && r.state === "sent" && ids.includes(r.messageId!)).map((r) => r.messageId!))),
+    nextPending: (webhookId: string) =>
+      Effect.sync(() => {
+        const r = rows.find((r) => webhookId === WEBHOOK && r.state === "pending")
+        return r === undefined ? Option.none() : Option.some<OpenDelivery>({
+          id: r.id,
+          itemId: `item-${r.id}`,
+          webhookId: WEBHOOK,
+          body: r.body,
+          attempts: r.attempts,
+          feed: feeds.get(r.feedId)!,
+          webhookToken: r.token === null ? null : Redacted.make(r.token)
+        })
+      }),
+    claim: (id: string) =>
+      Effect.sync(() => {
+        const r = row(id)
+        if (r.stolen === true) {
+          r.state = "elsewhere"
+          return false
+        }
+        if (r.state !== "pending") return false
+        r.state = "sending"
+        r.attempts++
+        return true
+      }),
+    markSent: (id: string, messageId: string | null) => Effect.sync(() => void Object.assign(row(id), { state: "sent", messageId, reason: null })),
+    markRetry: (id: string, reason: string) => Effect.sync(() => void Object.assign(row(id), { state: "pending", reason })),
+    markFailed: (id: string, reason: string) => Effect.sync(() => void Object.assign(row(id), { state: "failed", reason })),
+    failPending: (feedId: string, reason: string) =>
+      Effect.sync(() => {
+        const hit = rows.filter((r) => r.feedId === feedId && r.state === "pending")
+        for (const r of hit) Object.assign(r, { state: "failed", reason })
+        return hit.length
+      }),
+    setFeedState: (ids: ReadonlyArray<string>, from: ReadonlyArray<FeedState>, to: FeedState, reason: string | null) =>
+      Effect.sync(() => {
+        stateCalls.push({ ids, from, to, reason })
+        const changes = []
+        for (const id of ids) {
+          const feed = feeds.get(id)
+          if (feed === undefined || !from.includes(feed.state)) continue
+          feeds.set(id, { ...feed, state: to, reason })
+          changes.push({ feed, previous: feed.state })
+        }
+        return changes
+      })
+  } as unknown as DeliveryStore["Service"]
+  let messages = 0
+  const platform = {
+    executeWebhook: (webhookId: string, token: Redacted.Redacted<string>, body: unknown, options: unknown) =>
+      Effect.suspend(() => {
+        sent.push({ webhookId, token: Redacted.value(token), body, options })
+        return answers.shift() ?? Effect.succeed(`msg-${++messages}`)
+      }),
+    getChannelMessages: (token: Redacted.Redacted<string>, channelId: string, options: unknown) =>
+      Effect.suspend(() => {
+        reads.push({ token: Redacted.value(token), channelId, options })
+        const channel = o.channel ?? []
+        return Array.isArray(channel) ? Effect.succeed(channel) : Effect.fail(channel as PlatformError)
+      })
+  } as unknown as ChatPlatform["Service"]
+  const audit = {
+    append: (entry: { eventType: string; eventString: string }) => Effect.sync(() => void audits.push(entry))
+  } as unknown as AuditLog["Service"]
+  const engine = {
+    send: (queue: unknown, payload: unknown, options: unknown) =>
+      Effect.sync(() => {
+        queued.push({ queue, payload, options })
+        return Option.some("job-1")
+      })
+  } as unknown as JobEngine["Service"]
+  const settings = { postAttempts: o.postAttempts ?? 8 } as never
+  const poster = makePoster({ store, platform, audit, engine, settings })
+  const table = () => rows.map((r) => [r.id, r.state, r.reason, r.messageId] as const)
+  return { poster, rows, table, sent, reads, stateCalls, audits, queued, feedState: () => feeds.get("1")!.state }
+}
+
+export const rejected = (status: number, message: string, code?: number) =>
+  Effect.fail(new PlatformRejected(code === undefined ? { status, message } : { status, message, code }))
+

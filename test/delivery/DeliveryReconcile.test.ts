@@ -1,0 +1,115 @@
+/**
+ * A send that had no answer, reconciled before anything else of its webhook (DeliveryReconcile.ts,
+ * issue #30 item 5), against the same in-memory log and scripted platform as DeliveryPostMutation:
+ * what the channel read finds decides whether the delivery is recorded sent, sent once more, or
+ * failed as unknown; nothing is ever posted twice blindly.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { ServiceUnavailable } from "../../src/domain/infra/Errors.ts"
+import type { PlatformMessage } from "../../src/services/platform/ChatPlatform.ts"
+import { PlatformRejected } from "../../src/services/platform/ChatPlatform.ts"
+import { PostRetry } from "../../src/services/delivery/DeliveryPost.ts"
+import { CapturedLogs, logged } from "../utils/CapturedLogs.ts"
+import { CHANNEL, WEBHOOK, world } from "./DeliveryPostFixtures.ts"
+
+/** A message of the channel as the platform lists it. */
+const inChannel = (id: string, content: string, o: { readonly webhook?: string | null; readonly ageMs?: number } = {}): PlatformMessage => ({
+  id,
+  content,
+  timestamp: new Date(Date.now() - (o.ageMs ?? 1_000)).toISOString(),
+  webhook_id: o.webhook === undefined ? WEBHOOK : o.webhook,
+  author_id: o.webhook ?? WEBHOOK
+})
+
+describe("DeliveryPost: a send that had no answer is looked for in its channel first", () => {
+  it.effect("found (this webhook, the same content, after the send): recorded sent with that id, not posted again; the rest go on", () =>
+    Effect.gen(function*() {
+      const w = world({
+        rows: [{ id: "x", state: "sending", attempts: 1, reason: "no answer" }, { id: "y" }],
+        channel: [
+          inChannel("m-other-hook", "message x", { webhook: "900000000000000002" }),
+          inChannel("m-x", " message x\n"),
+          inChannel("m-before", "message x", { ageMs: 10 * 60_000 }),
+          inChannel("m-plain", "message x", { webhook: null })
+        ]
+      })
+      assert.deepStrictEqual(yield* w.poster.postWebhook(WEBHOOK), { sent: 2, failed: 0, interrupted: 1, more: false })
+      assert.deepStrictEqual(w.table(), [["x", "sent", null, "m-x"], ["y", "sent", null, "msg-1"]])
+      assert.deepStrictEqual(w.sent.map((s) => s.body), [{ content: "message y" }], "x was not posted again")
+      assert.deepStrictEqual(w.reads, [{ token: "bot-token", channelId: CHANNEL, options: { limit: 50 } }])
+      const warnings = yield* logged("had no answer")
+      assert.deepStrictEqual(warnings.map((l) => [l.annotations["webhook"], l.annotations["count"]]), [[WEBHOOK, 1]])
+    }).pipe(Effect.provide(CapturedLogs.layer)))
+
+  it.effect("absent: sent once more (one more attempt), then the rest", () =>
+    Effect.gen(function*() {
+      const w = world({
+        rows: [{ id: "x", state: "sending", attempts: 1 }, { id: "y" }],
+        channel: [inChannel("m-old", "message x", { ageMs: 5 * 60_000 }), inChannel("m-other", "something else")]
+      })
+      assert.deepStrictEqual(yield* w.poster.postWebhook(WEBHOOK), { sent: 2, failed: 0, interrupted: 1, more: false })
+      assert.deepStrictEqual(w.sent.map((s) => s.body), [{ content: "message x" }, { content: "message y" }])
+      assert.deepStrictEqual(w.table(), [["x", "sent", null, "msg-1"], ["y", "sent", null, "msg-2"]])
+      assert.strictEqual(w.rows[0]!.attempts, 2)
+    }))
+
+  it.effect("a message another delivery recorded already is not claimed again: this one is sent", () =>
+    Effect.gen(function*() {
+      const w = world({
+        rows: [{ id: "a", state: "sent", messageId: "m-1", body: { content: "same" } }, { id: "x", state: "sending", body: { content: "same" } }],
+        channel: [inChannel("m-1", "same")]
+      })
+      yield* w.poster.postWebhook(WEBHOOK)
+      assert.deepStrictEqual(w.table(), [["a", "sent", null, "m-1"], ["x", "sent", null, "msg-1"]])
+    }))
+
+  it.effect("absent after postAttempts: failed, not posted, with the last send's reason", () =>
+    Effect.gen(function*() {
+      const w = world({ rows: [{ id: "x", state: "sending", attempts: 3, reason: "the chat platform answered 502" }], postAttempts: 3 })
+      assert.deepStrictEqual(yield* w.poster.postWebhook(WEBHOOK), { sent: 0, failed: 1, interrupted: 1, more: false })
+      assert.deepStrictEqual(w.table(), [["x", "failed", "not posted after 3 attempts: the chat platform answered 502", null]])
+      assert.deepStrictEqual(w.sent, [])
+    }))
+
+  it.effect("pages back 50 at a time until the send's start; past 250 messages it cannot tell: failed as unknown, never sent blindly", () =>
+    Effect.gen(function*() {
+      const full = Array.from({ length: 50 }, (_, i) => inChannel(`n${i}`, "newer"))
+      const w = world({ rows: [{ id: "x", state: "sending" }], channel: full })
+      yield* w.poster.postWebhook(WEBHOOK)
+      assert.strictEqual(w.reads.length, 5)
+      assert.deepStrictEqual(w.reads[1]!.options, { limit: 50, before: "n49" })
+      assert.match(w.rows[0]!.reason!, /^unknown whether it was posted: more than 250 messages/)
+      assert.strictEqual(w.rows[0]!.state, "failed")
+      assert.deepStrictEqual(w.sent, [])
+    }))
+
+  it.effect("the bot may not read the channel (403): failed as unknown with why, never sent blindly; the rest go on", () =>
+    Effect.gen(function*() {
+      const w = world({
+        rows: [{ id: "x", state: "sending" }, { id: "y" }],
+        channel: new PlatformRejected({ status: 403, message: "Missing Access", code: 50001 })
+      })
+      assert.deepStrictEqual(yield* w.poster.postWebhook(WEBHOOK), { sent: 1, failed: 1, interrupted: 1, more: false })
+      assert.match(w.rows[0]!.reason!, /^unknown whether it was posted: .*cannot read the webhook's channel 310000000000000102 \(403 Missing Access\)/)
+      assert.deepStrictEqual(w.sent.map((s) => s.body), [{ content: "message y" }])
+    }))
+
+  it.effect("no bot token to read with: failed as unknown, not sent", () =>
+    Effect.gen(function*() {
+      const w = world({ rows: [{ id: "x", state: "sending" }], botToken: null })
+      yield* w.poster.postWebhook(WEBHOOK)
+      assert.match(w.rows[0]!.reason!, /^unknown whether it was posted: .*bot's token cannot be decrypted/)
+      assert.deepStrictEqual([w.sent, w.reads], [[], []])
+    }))
+
+  it.effect("the read fails for now (503): the job is retried, the row still `sending`, nothing sent", () =>
+    Effect.gen(function*() {
+      const w = world({ rows: [{ id: "x", state: "sending" }, { id: "y" }], channel: ServiceUnavailable.of("the chat platform is unavailable", 5) })
+      const e = yield* Effect.flip(w.poster.postWebhook(WEBHOOK))
+      assert.instanceOf(e, PostRetry)
+      assert.match(e.message, /could not be read.*the chat platform is unavailable/)
+      assert.deepStrictEqual(w.table(), [["x", "sending", null, null], ["y", "pending", null, null]])
+      assert.deepStrictEqual(w.sent, [])
+    }))
+})
