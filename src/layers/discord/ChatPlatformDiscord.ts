@@ -20,6 +20,7 @@ import { makeDiscordReads } from "./DiscordReads.ts"
 import type { DiscordRestOptions } from "./DiscordRest.ts"
 import { defaultUserAgent, makeDiscordRest } from "./DiscordRest.ts"
 import { makeDiscordMessages } from "./DiscordMessages.ts"
+import { makeDiscordApplications } from "./DiscordApplications.ts"
 import { makeDiscordWebhooks } from "./DiscordWebhooks.ts"
 
 /**
@@ -36,7 +37,7 @@ const make = Effect.fnUntraced(function*(options: DiscordChatPlatformOptions) {
   const rest = yield* makeDiscordRest(options)
   // The server lists are also remembered for a cached read's fast path (DiscordCache.ts).
   const reads = withGuildListMemo(options, yield* makeDiscordReads(options, rest))
-  return ChatPlatform.of({ ...makeDiscordOAuth(options, rest), ...reads, ...makeDiscordWebhooks(rest), ...makeDiscordMessages(rest) })
+  return ChatPlatform.of({ ...makeDiscordOAuth(options, rest), ...reads, ...makeDiscordWebhooks(rest), ...makeDiscordMessages(rest), ...makeDiscordApplications(rest) })
 })
 
 /** The live layer. Needs an `HttpClient` and a `RateLimiterStore` (shared budget across instances). */

@@ -12,6 +12,7 @@ import oneStatement from "./0010_one_statement.ts"
 import formsRead from "./0011_forms_read.ts"
 import auditPages from "./0012_audit_pages.ts"
 import plannedOnce from "./0013_planned_once.ts"
+import submissions from "./0017_submissions.ts"
 
 export const migrations = {
   "0001_initial": initial,
@@ -24,7 +25,8 @@ export const migrations = {
   "0010_one_statement": oneStatement,
   "0011_forms_read": formsRead,
   "0012_audit_pages": auditPages,
-  "0013_planned_once": plannedOnce
+  "0013_planned_once": plannedOnce,
+  "0017_submissions": submissions
 }
 
 const run = Migrator.make({})
