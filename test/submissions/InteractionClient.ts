@@ -5,6 +5,7 @@
 import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
 import { TestApp } from "../utils/TestApp.ts"
+import { BOT1_ID } from "../../src/sandbox/seed/Ids.ts"
 import type { Signer } from "./InteractionSigner.ts"
 
 let sequence = 0n
@@ -112,3 +113,15 @@ export const filled = (a: Answer, values: Record<string, string | ReadonlyArray<
       ? { type: 4, id: 2, custom_id: input.custom_id, value: values[input.custom_id!] }
       : { type: 3, id: 2, custom_id: input.custom_id, values: values[input.custom_id!] ?? [] }
   }))
+
+/** Until the start-up registration has stored BOT1's key: PING answers 200. */
+export const waitForKeys = (signer: Signer) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 100; i++) {
+      const r = yield* send(BOT1_ID, { id: "1", application_id: BOT1_ID, type: 1, token: "t", version: 1 }, { signer })
+      if (r.status === 200) return
+      yield* Effect.sleep("50 millis")
+    }
+    throw new Error("the bot's key was never stored")
+  })
+

@@ -9,22 +9,11 @@ import { SqlClient } from "effect/sql"
 import { BOT1_ID, BOT2_ID, BOB_ID, S1_ID } from "../../src/sandbox/seed/Ids.ts"
 import { dbKinds } from "../utils/Db.ts"
 import { TestApp } from "../utils/TestApp.ts"
-import { interaction, send } from "./InteractionClient.ts"
+import { interaction, send, waitForKeys } from "./InteractionClient.ts"
 import { makeSigner } from "./InteractionSigner.ts"
 import { makeRecorder, patchChat } from "./PlatformRecorder.ts"
 
 const bob = { userId: BOB_ID, username: "bob" }
-
-/** Until the start-up registration has stored BOT1's key: PING answers 200. */
-export const waitForKeys = (signer: ReturnType<typeof makeSigner>) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < 100; i++) {
-      const r = yield* send(BOT1_ID, { id: "1", application_id: BOT1_ID, type: 1, token: "t", version: 1 }, { signer })
-      if (r.status === 200) return
-      yield* Effect.sleep("50 millis")
-    }
-    throw new Error("the bot's key was never stored")
-  })
 
 const seenCount = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -66,8 +55,8 @@ for (const kind of dbKinds) {
             yield* send(BOT1_ID, body),
             yield* send(BOT1_ID, body, { signer: makeSigner() }),
             yield* send(BOT1_ID, body, { signer: recorder.signers.get(BOT2_ID) }),
-            yield* send(BOT1_ID, body, { signer, timestamp: String(now - 301) }),
-            yield* send(BOT1_ID, body, { signer, timestamp: String(now + 301) }),
+            yield* send(BOT1_ID, body, { signer, timestamp: String(now - 400) }),
+            yield* send(BOT1_ID, body, { signer, timestamp: String(now + 400) }),
             yield* send(BOT1_ID, text + " ", { headers: signer.headers(text) }),
             yield* send(BOT1_ID, body, { headers: { ...signer.headers(text), "x-signature-ed25519": "zz" } }),
             yield* send("200000000000000099", body, { signer }),

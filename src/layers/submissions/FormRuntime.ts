@@ -145,7 +145,7 @@ export const makeFormRuntime = Effect.gen(function*() {
           yield* jobs.send(ReviewQueue, { submission_id: id }, { id: jobId("review", id) }).pipe(queueDown)
         }))
       if (id === undefined) return say(PENDING)
-      return say("Submitted — you will get a direct message when it is reviewed.")
+      return say("Submitted — you will get a direct message when it is reviewed")
     })
 
   const review = (c: Ctx, submissionId: string, decision: "pass" | "drop", priorityText: string | undefined, reason: string | null) =>
