@@ -13,19 +13,9 @@ import { TestApp } from "../utils/TestApp.ts"
 import { alice, bob, carol, createForm, deleteForm, member, mod, MODERATORS, REVIEW_CHANNEL, updateForm } from "./FlowHelpers.ts"
 import { buttonsOf, inputsOf, waitForKeys } from "./InteractionClient.ts"
 import type { Answer } from "./InteractionClient.ts"
+import { eventually } from "./Eventually.ts"
 import { makeRecorder, patchChat } from "./PlatformRecorder.ts"
 import type { Recorder } from "./PlatformRecorder.ts"
-
-/** Until `f` holds (a job's work), at most 10 s. */
-export const eventually = <A>(f: () => A | undefined) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < 200; i++) {
-      const a = f()
-      if (a !== undefined) return a
-      yield* Effect.sleep("50 millis")
-    }
-    throw new Error("never happened")
-  })
 
 const ids = (modal: Answer) => inputsOf(modal).map((i) => i.input.custom_id!)
 
