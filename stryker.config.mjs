@@ -26,6 +26,9 @@ export const targets = {
   "src/domain/AccessToken.ts": ["test/auth/AccessTokenMutation.test.ts", "test/auth/AuthSignIn.test.ts", "test/auth/AuthTokens.test.ts", "test/auth/AuthPlatformToken.test.ts", "test/auth/SignInEdges.test.ts", "test/api/Envelope.test.ts"],
   "src/services/RedirectAllowlist.ts": ["test/auth/RedirectAllowlistMutation.test.ts", "test/auth/RedirectAllowlist.test.ts", "test/auth/AuthSignIn.test.ts", "test/auth/AuthTokens.test.ts", "test/auth/AuthPlatformToken.test.ts"],
   "src/services/AuditQuery.ts": ["test/audit/AuditQueryMutation.test.ts", "test/audit/AuditQuery.test.ts", "test/contracts/AuditLog.test.ts"],
+  // The interactions endpoint's guard (forms-runtime.md §1) and who decides a review (§4).
+  "src/services/submissions/InteractionSignature.ts": ["test/submissions/InteractionSignature.test.ts"],
+  "src/services/submissions/ReviewRules.ts": ["test/submissions/ReviewRules.test.ts"],
   "src/services/FormValidation.ts": ["test/forms/FormValidation.test.ts", "test/forms/FormValidationEdges.test.ts", "test/forms/FormsApi.test.ts", "test/forms/FormValidationMutation.test.ts"],
   // Only the input schemas and their rules; the rest of Form.ts is output wire shapes.
   "src/domain/Form.ts:StepType..FormInput": ["test/forms/FormValidation.test.ts", "test/forms/FormValidationEdges.test.ts", "test/forms/FormsApi.test.ts", "test/forms/FormInputMutation.test.ts", "test/forms/FormValidationMutation.test.ts"],

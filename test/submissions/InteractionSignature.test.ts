@@ -107,11 +107,11 @@ describe("signatureProblem", () => {
 })
 
 describe("publicKeyOf", () => {
-  it("reads a hex key once and answers the same object after", () => {
-    const a = publicKeyOf(signer.publicKeyHex)
-    expect(a).not.toBeNull()
-    expect(a?.asymmetricKeyType).toBe("ed25519")
-    expect(publicKeyOf(signer.publicKeyHex)).toBe(a)
+  it("reads a hex key, in either case", () => {
+    expect(publicKeyOf(signer.publicKeyHex)?.asymmetricKeyType).toBe("ed25519")
+    expect(publicKeyOf(signer.publicKeyHex.toUpperCase())?.asymmetricKeyType).toBe("ed25519")
+    // Any 32 bytes are taken as a key; one that is no point on the curve verifies nothing.
+    expect(publicKeyOf("00".repeat(32))?.asymmetricKeyType).toBe("ed25519")
   })
 
   it("answers null for what is not 32 bytes of hex", () => {
@@ -119,13 +119,5 @@ describe("publicKeyOf", () => {
     expect(publicKeyOf("0".repeat(63))).toBeNull()
     expect(publicKeyOf("0".repeat(65))).toBeNull()
     expect(publicKeyOf("q".repeat(64))).toBeNull()
-  })
-
-  it("keeps answering after many distinct keys (the memo is bounded, not a leak)", () => {
-    const first = makeSigner().publicKeyHex
-    expect(publicKeyOf(first)).not.toBeNull()
-    for (let i = 0; i < 1001; i++) publicKeyOf(i.toString(16).padStart(64, "0"))
-    expect(publicKeyOf(first)?.asymmetricKeyType).toBe("ed25519")
-    expect(check({})).toBeUndefined()
   })
 })

@@ -52,6 +52,9 @@ describe("mayReview", () => {
     expect(mayReview(member([MOD]), form({ role_mentions: [] }))).toBe(false)
     expect(mayReview(member([], "not-a-number"), form())).toBe(false)
     expect(mayReview(member([], ""), form())).toBe(false)
+    // Only digits: a bit set with anything around it is no permission.
+    expect(mayReview(member([], "x8"), form())).toBe(false)
+    expect(mayReview(member([], "8x"), form())).toBe(false)
   })
 })
 
