@@ -172,6 +172,36 @@ for (const kind of dbKinds) {
           assert.strictEqual(submissions[0]!.snapshot.title, "Edited")
           assert.strictEqual(submissions[0]!.snapshot.steps.length, 7)
         }))
+
+      it.effect("an expired draft: its buttons say so, and starting again begins afresh", () =>
+        Effect.gen(function*() {
+          yield* waitForKeys(signer)
+          const formId = yield* createForm({ title: "Expiring" })
+          const asBob = member(signer, bob)
+          const first = yield* asBob.pick(formId)
+          const saved = yield* asBob.submit(first, page1(first, "yes"))
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`UPDATE form_drafts SET expires_at = now() - interval '1 second' WHERE workflow_id = ${formId}`
+          const expired = yield* asBob.click(buttonsOf(saved).get("Continue")!)
+          assert.strictEqual(expired.data?.content, "This form expired — start again.")
+          const again = yield* asBob.pick(formId)
+          assert.strictEqual(again.data?.title, "Expiring (1/2)")
+          assert.notStrictEqual(again.data?.custom_id, first.data?.custom_id)
+          assert.deepStrictEqual(inputsOf(again).map((i) => i.input.value), [undefined, undefined, undefined, undefined, undefined])
+        }))
+
+      it.effect("more than 10 starts by one member in a minute: Slow down", () =>
+        Effect.gen(function*() {
+          yield* waitForKeys(signer)
+          const formId = yield* createForm({ title: "Busy" })
+          const someone = member(signer, { userId: "100000000000000077", username: "eager" })
+          for (let i = 0; i < 10; i++) assert.strictEqual((yield* someone.pick(formId)).type, 9)
+          const slow = yield* someone.pick(formId)
+          assert.strictEqual(slow.type, 4)
+          assert.match(slow.data?.content ?? "", /^Slow down/)
+          // Others are not held back.
+          assert.strictEqual((yield* member(signer, carol).click(`f:start:${formId}`)).type, 9)
+        }))
     }
   )
 }
