@@ -94,6 +94,10 @@ export interface PlatformMessageBody {
   readonly allowed_mentions?: { readonly parse: ReadonlyArray<string>; readonly roles?: ReadonlyArray<string> }
   readonly nonce?: string
   readonly enforce_nonce?: boolean
+  /** The files' descriptions (`id` = the file's index in `files`). */
+  readonly attachments?: ReadonlyArray<{ readonly id: number; readonly filename: string }>
+  /** Text files attached to the message (sent as multipart beside the JSON). */
+  readonly files?: ReadonlyArray<{ readonly filename: string; readonly content: string }>
 }
 
 /** The OAuth2 token answer of the platform. */

@@ -165,6 +165,24 @@ for (const kind of dbKinds) {
           assert.strictEqual(s?.effects.find((e) => e.kind === "review_message")?.message_id, message.id)
         }))
 
+      it.effect("an answer cut to 1,024 in the embed: the whole submission attached as a text file", () =>
+        Effect.gen(function*() {
+          yield* waitForKeys(signer)
+          const formId = yield* createForm({ title: "Long", steps: [{ type: "message", string: "Essay?", char_limit: [1, 2000] }] })
+          const m = member(signer, carol)
+          const modal = yield* m.pick(formId)
+          const essay = "word ".repeat(300).trim()
+          yield* m.submit(modal, { [inputsOf(modal)[0]!.input.custom_id!]: essay })
+          const repo = yield* SubmissionsRepo
+          const id = (yield* repo.list(formId, { offset: 0, limit: 1 })).submissions[0]!.id
+          const message = yield* reviewMessage(id)
+          const field = (message.body.embeds as ReadonlyArray<{ fields: ReadonlyArray<{ value: string }> }>)[0]!.fields[0]!
+          assert.strictEqual([...field.value].length, 1024)
+          assert.isTrue(field.value.endsWith("…"))
+          assert.deepStrictEqual(message.body.attachments, [{ id: 0, filename: `submission-${id}.txt` }])
+          assert.include(message.body.files?.[0]?.content, essay)
+        }))
+
       it.effect("hostile input: answers over the limits, other members' drafts, no draft, unknown components — refused, nothing stored", () =>
         Effect.gen(function*() {
           yield* waitForKeys(signer)

@@ -33,12 +33,13 @@ export const makeDiscordApplications = ({ request }: DiscordRest): Pick<ChatPlat
         json: commands,
         target: { identity: identityOf(bot(token)), route: "PUT /applications/:application/commands", major: applicationId }
       }, Anything).pipe(Effect.asVoid),
-    createMessage: (token, channelId, body) =>
+    createMessage: (token, channelId, { files, ...body }) =>
       request({
         method: "POST",
         path: `/channels/${encodeURIComponent(channelId)}/messages`,
         auth: bot(token),
         json: body,
+        files,
         target: { identity: identityOf(bot(token)), route: "POST /channels/:channel/messages", major: channelId }
       }, Message).pipe(Effect.map((m) => m.id)),
     editMessage: (token, channelId, messageId, body) =>

@@ -11,7 +11,7 @@ import { Effect, Layer, Schema } from "effect"
 import { Bots } from "../../services/Bots.ts"
 import { ChatPlatform, PlatformRejected } from "../../services/ChatPlatform.ts"
 import { JobEngine, JobQueue } from "../../services/JobEngine.ts"
-import { reviewMessage } from "../../services/submissions/ReviewMessage.ts"
+import { reviewMessage, submissionText } from "../../services/submissions/ReviewMessage.ts"
 import { decisionDm } from "../../services/submissions/ReviewRules.ts"
 import { SubmissionsRepo } from "../../services/submissions/SubmissionsRepo.ts"
 
@@ -41,8 +41,12 @@ export const makeSubmissionJobs = Effect.gen(function*() {
       if (bot === undefined || s.snapshot.channel_id === null) {
         return yield* repo.settleEffect(id, "review_message", "", { state: "failed", reason: "The form's bot or authorization channel is gone.", messageId: null })
       }
-      const { body } = reviewMessage({ id, form: s.snapshot, answers: s.answers, userId: s.userId, userName: s.userName, userAvatar: s.userAvatar })
-      const posted = yield* chat.createMessage(bot.token, s.snapshot.channel_id, { ...body, nonce: `review-${id}`, enforce_nonce: true }).pipe(
+      const input = { id, form: s.snapshot, answers: s.answers, userId: s.userId, userName: s.userName, userAvatar: s.userAvatar }
+      const { body, cut } = reviewMessage(input)
+      // An answer cut to fit: the whole submission attached as a text file.
+      const filename = `submission-${id}.txt`
+      const file = cut ? { attachments: [{ id: 0, filename }], files: [{ filename, content: submissionText(input) }] } : {}
+      const posted = yield* chat.createMessage(bot.token, s.snapshot.channel_id, { ...body, ...file, nonce: `review-${id}`, enforce_nonce: true }).pipe(
         Effect.map((messageId) => ({ state: "done" as const, reason: null, messageId })),
         Effect.catchIf(
           (e): e is PlatformRejected => e instanceof PlatformRejected && (e.status === 403 || e.status === 404 || e.status === 400),
