@@ -8,6 +8,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { BOT1_ID, CHANNEL_INDEX, channelId } from "../../src/sandbox/seed/Ids.ts"
+import { makeReviewDecision } from "../../src/layers/submissions/ReviewDecision.ts"
 import { makeSubmissionJobs } from "../../src/layers/submissions/SubmissionJobs.ts"
 import { SubmissionsRepo } from "../../src/services/submissions/SubmissionsRepo.ts"
 import { dbKinds } from "../utils/Db.ts"
@@ -163,6 +164,25 @@ for (const kind of dbKinds) {
           assert.strictEqual(recorder.messages.filter((m) => JSON.stringify(m.body.embeds).includes(`Submission ${id}`)).length, 1)
           const s = yield* (yield* SubmissionsRepo).get(id)
           assert.strictEqual(s?.effects.find((e) => e.kind === "review_message")?.message_id, message.id)
+        }))
+
+      it.effect("a review from the panel: one decides, the message is edited by a job, a later click is told who reviewed", () =>
+        Effect.gen(function*() {
+          yield* waitForKeys(signer)
+          const formId = yield* createForm({ title: "Panel", steps: twoSteps })
+          const id = yield* fill(signer, bob, formId)
+          const message = yield* reviewMessage(id)
+          const decide = yield* makeReviewDecision
+          const review = { decision: "pass", priority: "medium", reason: null, reviewerId: "100000000000000001", reviewerName: "alice", reviewerAvatar: null } as const
+          const [first, second] = yield* Effect.all([decide(id, review, { editMessage: true }), decide(id, { ...review, reviewerName: "other" }, { editMessage: true })], { concurrency: 2 })
+          assert.deepStrictEqual([first._tag, second._tag].sort(), ["AlreadyReviewed", "Decided"])
+          const winner = first._tag === "Decided" ? "alice" : "other"
+          yield* eventually(() => (message.body.components?.length === 0 ? true : undefined))
+          assert.strictEqual(message.body.content, `Passed by ${winner} — priority medium`)
+          assert.strictEqual(message.edits.length, 1)
+          const late = yield* member(signer, mod).click(buttons({ body: message.edits[0]! }).get("Drop")!, message.id)
+          assert.strictEqual(late.data?.content, `Already reviewed by ${winner}.`)
+          yield* eventually(() => recorder.dms.find((d) => d.content === "Panel on Sandbox One: accepted"))
         }))
 
       it.effect("an answer cut to 1,024 in the embed: the whole submission attached as a text file", () =>

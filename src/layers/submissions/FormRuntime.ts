@@ -21,7 +21,8 @@ import { decidedLine, mayReview, passPriority } from "../../services/submissions
 import { SubmissionsRepo } from "../../services/submissions/SubmissionsRepo.ts"
 import type { Draft } from "../../services/submissions/SubmissionsRepo.ts"
 import { SubmissionsSettings } from "../../services/submissions/SubmissionsSettings.ts"
-import { DmQueue, jobId, ReviewQueue } from "./SubmissionJobs.ts"
+import { makeReviewDecision } from "./ReviewDecision.ts"
+import { jobId, ReviewQueue } from "./SubmissionJobs.ts"
 
 const say = ephemeral
 const EXPIRED = "This form expired — start again."
@@ -43,6 +44,7 @@ export const makeFormRuntime = Effect.gen(function*() {
   const jobs = yield* JobEngine
   const apps = yield* BotApplications
   const limiter = yield* RateLimiter.RateLimiter
+  const decide = yield* makeReviewDecision
   const { draftTtlMinutes } = yield* SubmissionsSettings
   const ttl = () => new Date(Date.now() + draftTtlMinutes * 60_000)
 
@@ -171,26 +173,14 @@ export const makeFormRuntime = Effect.gen(function*() {
           }
         } satisfies InteractionAnswer
       }
-      const outcome = yield* repo.review(s.id, {
+      const outcome = yield* decide(s.id, {
         decision,
         priority,
         reason: reason === "" ? null : reason,
         reviewerId: c.member.user.id,
-        reviewerName: c.name
-      }, (decided) =>
-        Effect.gen(function*() {
-          yield* repo.addEffect(decided.id, "dm", "", null)
-          yield* jobs.send(DmQueue, { submission_id: decided.id }, { id: jobId("dm", decided.id) }).pipe(queueDown)
-          yield* audit.append({
-            botId: c.botId,
-            serverId: c.serverId,
-            actor: { userId: c.member.user.id, userName: c.name, avatar: c.member.user.avatar ?? null },
-            module: "forms",
-            itemIdentifier: decided.workflowId,
-            eventType: "PATCH",
-            eventString: `submission ${decided.id} ${decision === "pass" ? "passed" : "dropped"}`
-          })
-        }))
+        reviewerName: c.name,
+        reviewerAvatar: c.member.user.avatar ?? null
+      }, { editMessage: false })
       if (outcome._tag === "NotFound") return say("This submission no longer exists.")
       if (outcome._tag === "AlreadyReviewed") return say(`Already reviewed by ${outcome.reviewerName}.`)
       // The review message itself, edited in the answer: its buttons gone, the decision said.

@@ -12,7 +12,7 @@ import { Bots } from "../../services/Bots.ts"
 import { ChatPlatform, PlatformRejected } from "../../services/ChatPlatform.ts"
 import { JobEngine, JobQueue } from "../../services/JobEngine.ts"
 import { reviewMessage, submissionText } from "../../services/submissions/ReviewMessage.ts"
-import { decisionDm } from "../../services/submissions/ReviewRules.ts"
+import { decidedLine, decisionDm } from "../../services/submissions/ReviewRules.ts"
 import { SubmissionsRepo } from "../../services/submissions/SubmissionsRepo.ts"
 
 const Job = Schema.Struct({ submission_id: Schema.String })
@@ -20,10 +20,11 @@ const options = { policy: "standard", retryLimit: 6, retryDelay: "5 seconds", re
 
 export const ReviewQueue = JobQueue("submission-review", Job, options)
 export const DmQueue = JobQueue("submission-dm", Job, options)
+export const EditQueue = JobQueue("submission-edit", Job, options)
 
 /** The job id of a submission's effect: one job per (effect, submission), whoever sends it. */
-export const jobId = (kind: "review" | "dm", submissionId: string) =>
-  `00000000-0000-4000-${kind === "review" ? "8" : "9"}000-${BigInt(submissionId).toString(16).padStart(12, "0")}`
+export const jobId = (kind: "review" | "dm" | "edit", submissionId: string) =>
+  `00000000-0000-4000-${({ review: "8", dm: "9", edit: "a" })[kind]}000-${BigInt(submissionId).toString(16).padStart(12, "0")}`
 
 const refusalReason = (e: PlatformRejected, where: string) => `The platform refused ${where} (${e.status}${e.code === undefined ? "" : ` ${e.code}`}): ${e.message}`
 
@@ -42,7 +43,12 @@ export const makeSubmissionJobs = Effect.gen(function*() {
         return yield* repo.settleEffect(id, "review_message", "", { state: "failed", reason: "The form's bot or authorization channel is gone.", messageId: null })
       }
       const input = { id, form: s.snapshot, answers: s.answers, userId: s.userId, userName: s.userName, userAvatar: s.userAvatar }
-      const { body, cut } = reviewMessage(input)
+      const message = reviewMessage(input)
+      const cut = message.cut
+      // Decided before it was posted (a panel review): posted as decided, without buttons.
+      const body = s.status === "pending"
+        ? message.body
+        : { ...message.body, content: decidedLine(s.status === "accepted" ? "pass" : "drop", s.reviewerName ?? "", s.priority), components: [] }
       // An answer cut to fit: the whole submission attached as a text file.
       const filename = `submission-${id}.txt`
       const file = cut ? { attachments: [{ id: 0, filename }], files: [{ filename, content: submissionText(input) }] } : {}
@@ -86,7 +92,28 @@ export const makeSubmissionJobs = Effect.gen(function*() {
       yield* repo.settleEffect(id, "dm", "", sent.outcome)
     })
 
-  return { postReview, sendDm }
+  /** A panel review's edit of the review message: its buttons gone, the decision said. */
+  const editReview = (id: string) =>
+    Effect.gen(function*() {
+      const s = yield* repo.get(id)
+      const posted = s?.effects.find((e) => e.kind === "review_message")
+      // Not posted yet: the post job posts it as decided.
+      if (s === undefined || s.status === "pending" || posted?.message_id == null || posted.channel_id === null) return
+      const bot = yield* bots.get(s.botId)
+      if (bot === undefined) return
+      yield* chat.editMessage(bot.token, posted.channel_id, posted.message_id, {
+        content: decidedLine(s.status === "accepted" ? "pass" : "drop", s.reviewerName ?? "", s.priority),
+        components: [],
+        allowed_mentions: { parse: [] }
+      }).pipe(
+        Effect.catchIf(
+          (e): e is PlatformRejected => e instanceof PlatformRejected && (e.status === 403 || e.status === 404),
+          (e) => Effect.logWarning("the review message could not be edited", { submission: id, reason: refusalReason(e, "the edit") })
+        )
+      )
+    })
+
+  return { postReview, sendDm, editReview }
 })
 
 const logFailure = (what: string) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
@@ -100,6 +127,10 @@ export const SubmissionWorker = Layer.effectDiscard(Effect.gen(function*() {
     batchSize: 5,
     localConcurrency: 2,
     burst: true,
+    pollingInterval: "0.5 seconds"
+  })
+  yield* engine.work(EditQueue, ({ submission_id }) => run.editReview(submission_id).pipe(logFailure(`the review message's edit of submission ${submission_id}`)), {
+    batchSize: 5,
     pollingInterval: "0.5 seconds"
   })
   yield* engine.work(DmQueue, ({ submission_id }) => run.sendDm(submission_id).pipe(logFailure(`the direct message of submission ${submission_id}`)), {
