@@ -28,6 +28,9 @@ export const targets = {
   "src/services/audit/AuditQuery.ts": ["test/audit/AuditQueryParsing.test.ts", "test/audit/AuditQuery.test.ts", "test/contracts/AuditLog.test.ts"],
   "src/services/forms/FormValidation.ts": ["test/forms/FormValidation.test.ts", "test/forms/FormValidationEdges.test.ts", "test/forms/FormsApi.test.ts", "test/forms/FormValidationProblems.test.ts"],
   "src/domain/forms/FormProblems.ts": ["test/forms/FormValidationProblems.test.ts", "test/forms/FormValidation.test.ts", "test/forms/FormsApi.test.ts"],
+  // The interactions endpoint's guard (forms-runtime.md §1) and who decides a review (§4).
+  "src/services/submissions/InteractionSignature.ts": ["test/submissions/InteractionSignature.test.ts"],
+  "src/services/submissions/ReviewRules.ts": ["test/submissions/ReviewRules.test.ts"],
   // Only the input schemas and their rules; the rest of Form.ts is output wire shapes.
   "src/domain/forms/Form.ts:StepType..FormInput": ["test/forms/FormValidation.test.ts", "test/forms/FormValidationEdges.test.ts", "test/forms/FormsApi.test.ts", "test/forms/FormInputBounds.test.ts", "test/forms/FormValidationProblems.test.ts"],
   // (DiscordGlobalBudget.test.ts is left out for time: RateLimitBehaviourBudgets pins the budget's arithmetic.)

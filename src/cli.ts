@@ -12,6 +12,7 @@ import { Cause, Console, Effect, Layer, Redacted, References, Schema } from "eff
 import { Argument, CliOutput, Command, Flag } from "effect/cli"
 import { FetchHttpClient } from "effect/http"
 import { loadConfig } from "./layers/config/AppConfig.ts"
+import type { AppConfigShape } from "./layers/config/AppConfig.ts"
 import { keyringOf } from "./layers/config/KeyringFile.ts"
 import { operatorSettings } from "./layers/config/OperatorSettings.ts"
 import { BotsSql } from "./layers/platform/BotsSql.ts"
@@ -24,6 +25,9 @@ import { ChatPlatform } from "./services/platform/ChatPlatform.ts"
 import { Cipher } from "./services/infra/Cipher.ts"
 import { reencryptAll } from "./layers/infra/Reencrypt.ts"
 import { TaskboardPairings } from "./services/taskboard/TaskboardPairings.ts"
+import { BotApplicationsSql } from "./layers/submissions/BotApplicationsSql.ts"
+import { registerBot } from "./layers/submissions/CommandRegistration.ts"
+import { BotApplications } from "./services/submissions/BotApplications.ts"
 
 import { VERSION } from "./domain/infra/Version.ts"
 
@@ -40,7 +44,7 @@ const Env = Layer.unwrap(Effect.gen(function*() {
   const db = DatabaseLive({ url: config.databaseUrl, dataDir: config.dataDir, maxConnections: config.databasePoolSize, applicationName: "gateway-cli" })
   const keyring = yield* keyringOf(config, { generate: false }).pipe(Effect.mapError((e) => new OperatorError(e.message, 2)))
   const cipher = Cipher.layer(keyring)
-  const base = Layer.mergeAll(BotsSql, TaskboardPairingsSql).pipe(Layer.provideMerge(cipher), Layer.provideMerge(db))
+  const base = Layer.mergeAll(BotsSql, TaskboardPairingsSql, BotApplicationsSql).pipe(Layer.provideMerge(cipher), Layer.provideMerge(db))
   const chat = ChatPlatformDiscord.layer(SandboxMode.of(config).platform).pipe(Layer.provide(FetchHttpClient.layer))
   return Layer.mergeAll(base, chat)
 }))
@@ -64,10 +68,18 @@ const botsAdd = Command.make("add", {
     const bots = yield* Bots
     const secret = Redacted.make(token)
     const me = yield* chat.getBotUser(secret)
-    yield* bots.upsert({ id: me.id, name: me.global_name ?? me.username, icon: me.avatar, token: secret })
+    const bot = { id: me.id, name: me.global_name ?? me.username, icon: me.avatar, token: secret }
+    yield* bots.upsert(bot)
     yield* Console.log(`added bot ${me.id} (${me.username})`)
+    // Its application's public key (interactions are verified with it) and its /submit command.
+    const config = yield* loadConfig
+    yield* registerBot(bot).pipe(
+      Effect.flatMap(({ application }) => Console.log(`interactions endpoint URL: ${interactionsUrl(config, application.id)}`)),
+      Effect.catch((e) =>
+        Console.error(`warning: the bot's application could not be read (${"message" in e ? String(e.message) : String(e)}); its interactions are refused until \`bots add\` runs again`))
+    )
   })).pipe(
-    Command.withDescription("Register a bot (or replace its token), reading its id and name from the chat platform"),
+    Command.withDescription("Register a bot (or replace its token), reading its id, name, application and public key from the chat platform, and register its /submit command"),
     Command.withExamples([{ command: "gateway bots add --token <bot token>", description: "Register a bot" }]),
     withEnv
   )
@@ -75,8 +87,20 @@ const botsAdd = Command.make("add", {
 const botsList = Command.make("list", {}, () =>
   Effect.gen(function*() {
     const bots = yield* Bots
-    for (const b of yield* bots.list) yield* Console.log(`${b.id}\t${b.name}`)
-  })).pipe(Command.withDescription("List the registered bots: id and name, tab-separated"), withEnv)
+    const apps = yield* BotApplications
+    const config = yield* loadConfig
+    for (const b of yield* bots.list) {
+      const app = yield* apps.byBot(b.id)
+      yield* Console.log(`${b.id}\t${b.name}\t${app === undefined ? "-" : interactionsUrl(config, app.applicationId)}`)
+    }
+  })).pipe(
+    Command.withDescription("List the registered bots: id, name and the Interactions Endpoint URL to set on the platform (- until its application is read), tab-separated"),
+    withEnv
+  )
+
+/** `{PUBLIC_URL}/interactions/{appClientId}`: where the platform sends the bot's interactions. */
+const interactionsUrl = (config: Pick<AppConfigShape, "publicUrl">, applicationId: string) =>
+  `${config.publicUrl.replace(/\/+$/, "")}/interactions/${applicationId}`
 
 const botsRemove = Command.make("remove", {
   id: idArgument("id", "The bot's id (bots list shows them)")

@@ -66,6 +66,14 @@ import { DeliveryEngineLive, DeliveryWorkerLive } from "./delivery/DeliveryJobs.
 import { DatabaseLive } from "./infra/Database.ts"
 import { pushLayers, PushRoutes, PushWorker } from "./push/PushLive.ts"
 import { ChatPlatformDiscord } from "./platform/discord/ChatPlatformDiscord.ts"
+import type { ChatPlatform } from "../services/platform/ChatPlatform.ts"
+import { InteractionsRoute } from "../http/submissions/InteractionsRoute.ts"
+import { SubmissionsSettings } from "../services/submissions/SubmissionsSettings.ts"
+import { BotApplicationsSql } from "./submissions/BotApplicationsSql.ts"
+import { CommandRegistration } from "./submissions/CommandRegistration.ts"
+import { InteractionsLive } from "./submissions/InteractionsLive.ts"
+import { SubmissionWorker } from "./submissions/SubmissionJobs.ts"
+import { SubmissionsRepoSql } from "./submissions/SubmissionsRepoSql.ts"
 
 // Every module request needs the signed-in user (the audit actor): one GET /users/@me per user per
 // 10 s instead of one per request (which would also exceed the platform's 50 requests/s per token).
@@ -122,9 +130,13 @@ export const liveCapabilities = (
     applicationName: `gateway-${config.role}`
   }),
   /** The job engine's own settings (tests: a pg-boss schema per suite on a shared PostgreSQL, quicker polling). */
-  jobOptions: JobEnginePgBossOptions = {}
+  jobOptions: JobEnginePgBossOptions = {},
+  /** Tests: the chat platform decorated (what the sandbox does not serve yet). */
+  patchChat?: Layer.Layer<ChatPlatform, never, ChatPlatform>
 ) => {
-  const { chat, limiter } = counters(config, mode)
+  const counted = counters(config, mode)
+  const limiter = counted.limiter
+  const chat = patchChat === undefined ? counted.chat : patchChat.pipe(Layer.provide(counted.chat))
   const cipher = Cipher.layer(keyring)
   const sql = Layer.mergeAll(
     tokenStore(config),
@@ -133,7 +145,9 @@ export const liveCapabilities = (
     AuditLogSql,
     BotsSql,
     TaskboardPairingsSql,
-    IdempotencyStoreSql
+    IdempotencyStoreSql,
+    BotApplicationsSql,
+    SubmissionsRepoSql
   ).pipe(Layer.provideMerge(cipher), Layer.provideMerge(db))
   // The job engine on the same database. An API-only process sends jobs (a new feed's first poll)
   // but leaves the engine's upkeep and cron schedules to the workers.
@@ -164,7 +178,11 @@ export const liveCapabilities = (
   // Disable notices (delivery.md §8): direct messages to a disabled feed's creator, swept by the workers.
   const notices = DisableNotices.layer.pipe(Layer.provide(DisableNoticesSql), Layer.provide([sql, http]))
   const retention = AuditRetention(config.auditRetentionDays)
-  return Layer.mergeAll(sql, jobs, readiness, delivery, feedDelivery, feedInsight, notices, push, limiter, http, retention.pipe(Layer.provide(sql)), DatabaseMetrics.pipe(Layer.provide(db)))
+  // The forms runtime's interactions (forms-runtime.md §1–§4): SQL, the job engine, the start counters.
+  const interactions = InteractionsLive.pipe(
+    Layer.provide([sql, jobs, limiter, Layer.succeed(SubmissionsSettings, { draftTtlMinutes: config.formDraftTtlMinutes ?? 30 })])
+  )
+  return Layer.mergeAll(sql, jobs, readiness, delivery, feedDelivery, feedInsight, notices, push, limiter, http, interactions, retention.pipe(Layer.provide(sql)), DatabaseMetrics.pipe(Layer.provide(db)))
 }
 
 /** Services over the capabilities. */
@@ -192,6 +210,7 @@ export const routes = (config: AppConfigShape, mode: Mode) => {
     AssetRoutes,
     mode.routes,
     PushRoutes(config),
+    InteractionsRoute,
     MetricsRoute(config.metricsToken),
     GlobalMiddleware({ maintenance: config.maintenance, requestTimeoutMs: 30_000, accessLog: true }),
     config.corsOrigins.length === 0 ? Layer.empty : HttpRouter.cors({
@@ -237,9 +256,12 @@ export const makeApp = <E>(config: AppConfigShape, mode: Mode, capabilities: Lay
     : Layer.mergeAll(
       DeliveryWorkerLive,
       DisableNoticesWorker(noticeSweepEvery(config.delivery.pollIntervalSeconds)),
-      PushWorker(config)
+      PushWorker(config),
+      SubmissionWorker
     )
-  return Layer.mergeAll(app, workers, api ? mode.startup : Layer.empty).pipe(
+  // The bots' applications and commands, read after the sandbox's bots are registered.
+  const startup = api ? CommandRegistration.pipe(Layer.provide(mode.startup)) : Layer.empty
+  return Layer.mergeAll(app, workers, startup).pipe(
     // Spans over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (observability/Tracing.ts); else none are built.
     Layer.provide(Tracing(config.otlpEndpoint)),
     Layer.provide(services),

@@ -36,6 +36,10 @@ export class ChatPlatformMemoryState extends Context.Service<ChatPlatformMemoryS
   readonly webhooks: Map<string, SeedWebhook>
   /** Every message posted through a webhook, oldest first (like the sandbox's inbox). */
   readonly messages: Array<MemoryMessage>
+  /** Every application's public key (hex) by bot id: set one to answer it from GET /applications/@me. */
+  readonly verifyKeys: Map<string, string>
+  /** The commands last registered per application. */
+  readonly commands: Map<string, ReadonlyArray<unknown>>
 }>()("test/ChatPlatformMemoryState") {}
 
 export interface MemoryMessage {
@@ -91,6 +95,8 @@ export const makeChatPlatformMemory = (seed: ChatPlatformSeed) =>
     const accessTokens = new Map<string, Grant>()
     const refreshTokens = new Map<string, Grant>()
     const messages: Array<MemoryMessage> = []
+    const verifyKeys = new Map<string, string>()
+    const commands = new Map<string, ReadonlyArray<unknown>>()
     let sequence = 0n
     let messageSequence = 0n
 
@@ -162,7 +168,9 @@ export const makeChatPlatformMemory = (seed: ChatPlatformSeed) =>
           return { code, state: url.searchParams.get("state") ?? "" }
         }),
       webhooks,
-      messages
+      messages,
+      verifyKeys,
+      commands
     })
 
     const platform = ChatPlatform.of({
@@ -309,6 +317,32 @@ export const makeChatPlatformMemory = (seed: ChatPlatformSeed) =>
           const id = `35${messageSequence.toString().padStart(16, "0")}`
           messages.push({ id, webhookId: bot.id, channelId: `dm:${userId}`, body, at: Date.now() })
           return Effect.succeed(id)
+        }),
+      getApplication: (token) =>
+        Effect.map(botOf(token), (bot) => ({ id: bot.id, verify_key: verifyKeys.get(bot.id) ?? "00".repeat(32) })),
+      putCommands: (token, applicationId, list) =>
+        Effect.flatMap(botOf(token), (bot) => {
+          if (bot.id !== applicationId) return missingAccess()
+          commands.set(applicationId, list)
+          return Effect.void
+        }),
+      // A channel message: recorded with the bot's id as the webhook (its edits replace the body).
+      createMessage: (token, channelId, body) =>
+        Effect.flatMap(botOf(token), (bot) => {
+          const guild = seed.guilds.find((g) => g.channels.some((c) => c.id === channelId))
+          if (guild === undefined) return unknownChannel()
+          if (!guild.botIds.includes(bot.id)) return missingAccess()
+          messageSequence += 1n
+          const id = `35${messageSequence.toString().padStart(16, "0")}`
+          messages.push({ id, webhookId: bot.id, channelId, body: body as PlatformWebhookBody, at: Date.now() })
+          return Effect.succeed(id)
+        }),
+      editMessage: (token, channelId, messageId, body) =>
+        Effect.flatMap(botOf(token), () => {
+          const at = messages.findIndex((m) => m.id === messageId && m.channelId === channelId)
+          if (at < 0) return refuse(404, "Unknown Message", 10008)
+          messages[at] = { ...messages[at]!, body: body as PlatformWebhookBody }
+          return Effect.void
         })
     })
     return { platform, state }

@@ -85,7 +85,8 @@ layer(TestApp.layer({ capabilities: "memory" }), { excludeTestServices: true, ti
         })
       try {
         assert.include(yield* cli("bots", "add", "--token", BOT2_TOKEN), `added bot ${BOT2_ID}`)
-        assert.match(yield* cli("bots", "list"), new RegExp(`^${BOT2_ID}\\tFeedsBot$`, "m"))
+        // The third column: the Interactions Endpoint URL once the application is read, "-" before.
+        assert.match(yield* cli("bots", "list"), new RegExp(`^${BOT2_ID}\\tFeedsBot\\t(-|${app.url}/interactions/${BOT2_ID})$`, "m"))
         assert.include(yield* cli("taskboard", "pair", S2_ID, "--team", "team-x", "--key", "k", "--token", "t"), "paired")
         assert.include(yield* cli("keys", "reencrypt"), "re-encrypted 0 secrets")
         assert.include(yield* cli("taskboard", "unpair", S2_ID), "unpaired")

@@ -60,6 +60,8 @@ export interface AppConfigShape {
    * which also hands the jobs of a worker that died (no heartbeat for 10 s) to the others.
    */
   readonly jobUpkeepIntervalSeconds?: number | undefined
+  /** FORM_DRAFT_TTL_MINUTES (default 30): how long a form's draft lives after its last page (forms-runtime.md §3). */
+  readonly formDraftTtlMinutes?: number | undefined
   readonly delivery: DeliveryConfig
   /** METRICS_TOKEN: GET /metrics is served only when set, to that bearer token (README "Observing"). */
   readonly metricsToken?: Redacted.Redacted<string> | undefined
@@ -177,6 +179,7 @@ const fields = {
   ),
   role: Config.Literals(["all", "api", "worker"], "ROLE").pipe(Config.withDefault("all" as const)),
   jobUpkeepIntervalSeconds: positiveInt("JOB_UPKEEP_INTERVAL_SECONDS", 60),
+  formDraftTtlMinutes: positiveInt("FORM_DRAFT_TTL_MINUTES", 30),
   metricsToken: Config.option(Config.Redacted("METRICS_TOKEN")).pipe(Config.map(Option.getOrUndefined)),
   otlpEndpoint: optionalString("OTEL_EXPORTER_OTLP_ENDPOINT").pipe(
     Config.map((u) => u === undefined || /^https?:\/\/[^/]+/.test(u) ? u : invalid("OTEL_EXPORTER_OTLP_ENDPOINT", `expected an http(s) URL, got ${u}`))

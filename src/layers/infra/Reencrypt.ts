@@ -20,7 +20,11 @@ export const ENCRYPTED_COLUMNS: ReadonlyArray<Column> = [
   { table: "token_families", key: "id", column: "platform_refresh_enc", aad: (r) => `family:${r.id}:platform_refresh` },
   { table: "sign_in_states", key: "state_sha256", column: "platform_verifier_enc", aad: (r) => `sign_in_state:${r.state_sha256}:platform_verifier` },
   { table: "feeds", key: "id", column: "webhook_token_enc", aad: (r) => `feed-webhook:${r.webhook_id}` },
-  { table: "taskboard_pairings", key: "server_id", column: "credentials_enc", aad: (r) => `taskboard_pairing:${r.server_id}:credentials` }
+  { table: "taskboard_pairings", key: "server_id", column: "credentials_enc", aad: (r) => `taskboard_pairing:${r.server_id}:credentials` },
+  // Forms' answers and review reasons (layers/submissions/SubmissionsRepoSql.ts): personal data.
+  { table: "form_drafts", key: "id", column: "answers_enc", aad: (r) => `draft:${r.id}` },
+  { table: "form_submissions", key: "id", column: "answers_enc", aad: (r) => `submission:${r.id}` },
+  { table: "form_submissions", key: "id", column: "reason_enc", aad: (r) => `submission:${r.id}:reason` }
 ]
 
 export const reencryptAll = Effect.gen(function*() {

@@ -14,6 +14,7 @@ import auditPages from "./0012_audit_pages.ts"
 import plannedOnce from "./0013_planned_once.ts"
 import durableCreate from "./0014_durable_create.ts"
 import idempotency from "./0015_idempotency.ts"
+import submissions from "./0017_submissions.ts"
 
 export const migrations = {
   "0001_initial": initial,
@@ -28,7 +29,8 @@ export const migrations = {
   "0012_audit_pages": auditPages,
   "0013_planned_once": plannedOnce,
   "0014_durable_create": durableCreate,
-  "0015_idempotency": idempotency
+  "0015_idempotency": idempotency,
+  "0017_submissions": submissions
 }
 
 const run = Migrator.make({})

@@ -89,6 +89,30 @@ export interface PlatformMessage {
   readonly author_id: string
 }
 
+/** GET /applications/@me with a bot's token: the application's id and Ed25519 public key (hex). */
+export interface PlatformApplication {
+  readonly id: string
+  readonly verify_key: string
+}
+
+/**
+ * A message the bot posts in a channel or edits (POST/PATCH /channels/{id}/messages[/{id}]): the
+ * fields the forms runtime sends. With `nonce` and `enforce_nonce`, the platform answers a second
+ * post with the same nonce (within minutes) with the first message instead of a new one.
+ */
+export interface PlatformMessageBody {
+  readonly content?: string
+  readonly embeds?: ReadonlyArray<unknown>
+  readonly components?: ReadonlyArray<unknown>
+  readonly allowed_mentions?: { readonly parse: ReadonlyArray<string>; readonly roles?: ReadonlyArray<string> }
+  readonly nonce?: string
+  readonly enforce_nonce?: boolean
+  /** The files' descriptions (`id` = the file's index in `files`). */
+  readonly attachments?: ReadonlyArray<{ readonly id: number; readonly filename: string }>
+  /** Text files attached to the message (sent as multipart beside the JSON). */
+  readonly files?: ReadonlyArray<{ readonly filename: string; readonly content: string }>
+}
+
 /** The OAuth2 token answer of the platform. */
 export interface PlatformTokens {
   readonly access_token: Redacted.Redacted<string>
@@ -213,6 +237,27 @@ export class ChatPlatform extends Context.Service<ChatPlatform, {
     userId: string,
     body: PlatformWebhookBody
   ) => Effect.Effect<string, PlatformError>
+  /** GET /applications/@me (bot token): the application's id and `verify_key`. */
+  readonly getApplication: (botToken: Redacted.Redacted<string>) => Effect.Effect<PlatformApplication, PlatformError>
+  /** PUT /applications/{id}/commands: replaces the application's global commands with `commands`. */
+  readonly putCommands: (
+    botToken: Redacted.Redacted<string>,
+    applicationId: string,
+    commands: ReadonlyArray<unknown>
+  ) => Effect.Effect<void, PlatformError>
+  /** POST /channels/{id}/messages: the message's id. 403/404 when the bot may not post there. */
+  readonly createMessage: (
+    botToken: Redacted.Redacted<string>,
+    channelId: string,
+    body: PlatformMessageBody
+  ) => Effect.Effect<string, PlatformError>
+  /** PATCH /channels/{id}/messages/{id}. */
+  readonly editMessage: (
+    botToken: Redacted.Redacted<string>,
+    channelId: string,
+    messageId: string,
+    body: PlatformMessageBody
+  ) => Effect.Effect<void, PlatformError>
 }>()("gateway/ChatPlatform") {}
 
 /**

@@ -21,6 +21,7 @@ import type { DiscordRestOptions } from "./DiscordRest.ts"
 import { defaultUserAgent, makeDiscordRest } from "./DiscordRest.ts"
 import { makeDiscordChannelMessages } from "./DiscordChannelMessages.ts"
 import { makeDiscordMessages } from "./DiscordMessages.ts"
+import { makeDiscordApplications } from "./DiscordApplications.ts"
 import { makeDiscordWebhooks } from "./DiscordWebhooks.ts"
 
 /**
@@ -39,7 +40,8 @@ const make = Effect.fnUntraced(function*(options: DiscordChatPlatformOptions) {
   const reads = withGuildListMemo(options, yield* makeDiscordReads(options, rest))
   return ChatPlatform.of({ ...makeDiscordOAuth(options, rest), ...reads, ...makeDiscordWebhooks(rest),
     ...makeDiscordMessages(rest),
-    ...makeDiscordChannelMessages(rest)
+    ...makeDiscordChannelMessages(rest),
+    ...makeDiscordApplications(rest)
   })
 })
 

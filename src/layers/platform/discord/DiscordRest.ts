@@ -37,13 +37,15 @@ export type Auth =
   | { readonly _tag: "None" }
 
 export interface Call {
-  readonly method: "GET" | "POST"
+  readonly method: "GET" | "POST" | "PUT" | "PATCH"
   readonly path: string
   readonly target: RouteTarget
   readonly auth: Auth
   /** Sent with the OAuth client's Basic auth (the token endpoints). */
   readonly form?: Record<string, string> | undefined
   readonly json?: unknown
+  /** With `json`: files sent beside it as multipart (`payload_json`, `files[n]`), as the platform takes attachments. */
+  readonly files?: ReadonlyArray<{ readonly filename: string; readonly content: string }> | undefined
   /** The path shows a secret: keep the request out of traces. */
   readonly secretPath?: boolean | undefined
 }
@@ -80,6 +82,11 @@ export const makeDiscordRest = Effect.fnUntraced(function*(options: DiscordRestO
       request = HttpClientRequest.basicAuth(request, options.clientId, options.clientSecret).pipe(
         HttpClientRequest.bodyUrlParams(call.form)
       )
+    } else if (call.files !== undefined && call.files.length > 0) {
+      const data = new FormData()
+      data.append("payload_json", JSON.stringify(call.json ?? {}))
+      call.files.forEach((f, i) => data.append(`files[${i}]`, new Blob([f.content], { type: "text/plain; charset=utf-8" }), f.filename))
+      request = HttpClientRequest.bodyFormData(request, data)
     } else if (call.json !== undefined) {
       request = HttpClientRequest.bodyJsonUnsafe(request, call.json)
     }

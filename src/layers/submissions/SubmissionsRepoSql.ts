@@ -1,0 +1,196 @@
+/**
+ * SubmissionsRepo on SQL (migration 0017). Answers and reasons are encrypted with the Cipher, bound
+ * to their row (aad `draft:<id>`, `submission:<id>`, `submission:<id>:reason`); the form snapshot
+ * is stored as it was (the form's own fields, not personal data).
+ */
+import { Effect, Layer, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
+import type { StoredForm } from "../../domain/forms/Form.ts"
+import { Cipher } from "../../services/infra/Cipher.ts"
+import { SubmissionsRepo } from "../../services/submissions/SubmissionsRepo.ts"
+import type { Answers, Draft, Submission, SubmissionEffect } from "../../services/submissions/SubmissionsRepo.ts"
+import { sqlFailure } from "../infra/SqlFailure.ts"
+
+const db = sqlFailure("The submissions storage")
+
+interface DraftRow {
+  readonly id: string
+  readonly workflow_id: bigint | number | string
+  readonly user_id: string
+  readonly snapshot: StoredForm
+  readonly answers_enc: string
+  readonly page: number
+  readonly expires_at: Date
+}
+
+interface SubmissionRow {
+  readonly id: bigint | number | string
+  readonly workflow_id: bigint | number | string
+  readonly bot_id: string
+  readonly server_id: string
+  readonly user_id: string
+  readonly user_name: string
+  readonly user_avatar: string | null
+  readonly snapshot: StoredForm
+  readonly answers_enc: string
+  readonly status: Submission["status"]
+  readonly priority: Submission["priority"]
+  readonly reason_enc: string | null
+  readonly reviewer_id: string | null
+  readonly reviewer_name: string | null
+  readonly reviewed_at: Date | null
+  readonly dm: Submission["dm"]
+  readonly created_at: Date
+}
+
+const parseAnswers = (json: string): Answers => {
+  const value: unknown = JSON.parse(json)
+  return typeof value === "object" && value !== null ? value as Answers : {}
+}
+
+export const SubmissionsRepoSql = Layer.effect(SubmissionsRepo, Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const cipher = yield* Cipher
+  const seal = (value: string, aad: string) => cipher.encrypt(Redacted.make(value), aad)
+  // A ciphertext that does not open (a key removed from the keyring) is a defect: logged, 500.
+  const open = (value: string, aad: string) => Effect.map(Effect.orDie(cipher.decrypt(value, aad)), Redacted.value)
+
+  const toDraft = (r: DraftRow) =>
+    Effect.map(open(r.answers_enc, `draft:${r.id}`), (answers): Draft => ({
+      id: r.id,
+      workflowId: Number(r.workflow_id),
+      userId: r.user_id,
+      snapshot: r.snapshot,
+      answers: parseAnswers(answers),
+      page: r.page,
+      expiresAt: r.expires_at
+    }))
+
+  const effectsOf = (id: string) =>
+    sql<SubmissionEffect>`SELECT kind, target, state, reason, channel_id, message_id FROM submission_effects
+      WHERE submission_id = ${id} ORDER BY kind, target`
+
+  const toSubmission = (r: SubmissionRow, effects: ReadonlyArray<SubmissionEffect>) =>
+    Effect.gen(function*() {
+      const id = String(r.id)
+      const answers = parseAnswers(yield* open(r.answers_enc, `submission:${id}`))
+      const reason = r.reason_enc === null ? null : yield* open(r.reason_enc, `submission:${id}:reason`)
+      return {
+        id,
+        workflowId: Number(r.workflow_id),
+        botId: r.bot_id,
+        serverId: r.server_id,
+        userId: r.user_id,
+        userName: r.user_name,
+        userAvatar: r.user_avatar,
+        snapshot: r.snapshot,
+        answers,
+        status: r.status,
+        priority: r.priority,
+        reason,
+        reviewerId: r.reviewer_id,
+        reviewerName: r.reviewer_name,
+        reviewedAt: r.reviewed_at,
+        dm: r.dm,
+        createdAt: r.created_at,
+        effects
+      } satisfies Submission
+    })
+
+  const get = (id: string) =>
+    Effect.gen(function*() {
+      if (!/^[0-9]{1,18}$/.test(id)) return undefined
+      const rows = yield* sql<SubmissionRow>`SELECT * FROM form_submissions WHERE id = ${id}`
+      if (rows[0] === undefined) return undefined
+      return yield* toSubmission(rows[0], yield* effectsOf(id))
+    })
+
+  return SubmissionsRepo.of({
+    draft: (id) =>
+      sql<DraftRow>`SELECT * FROM form_drafts WHERE id = ${id}`.pipe(
+        Effect.flatMap((rows) => (rows[0] === undefined ? Effect.succeed(undefined) : toDraft(rows[0]))),
+        db
+      ),
+    draftOf: (workflowId, userId) =>
+      sql<DraftRow>`SELECT * FROM form_drafts WHERE workflow_id = ${workflowId} AND user_id = ${userId}`.pipe(
+        Effect.flatMap((rows) => (rows[0] === undefined ? Effect.succeed(undefined) : toDraft(rows[0]))),
+        db
+      ),
+    startDraft: (draft) =>
+      Effect.gen(function*() {
+        const answers = yield* seal(JSON.stringify(draft.answers), `draft:${draft.id}`)
+        yield* sql.withTransaction(Effect.gen(function*() {
+          yield* sql`DELETE FROM form_drafts WHERE workflow_id = ${draft.workflowId} AND user_id = ${draft.userId}`
+          yield* sql`INSERT INTO form_drafts (id, workflow_id, user_id, snapshot, answers_enc, page, expires_at)
+            VALUES (${draft.id}, ${draft.workflowId}, ${draft.userId}, ${JSON.stringify(draft.snapshot)}::jsonb,
+              ${answers}, ${draft.page}, ${draft.expiresAt})`
+        }))
+        return draft
+      }).pipe(db),
+    saveDraft: (id, answers, page, expiresAt) =>
+      Effect.flatMap(seal(JSON.stringify(answers), `draft:${id}`), (enc) =>
+        sql`UPDATE form_drafts SET answers_enc = ${enc}, page = ${page}, expires_at = ${expiresAt} WHERE id = ${id}`).pipe(
+          Effect.asVoid,
+          db
+        ),
+    removeDraft: (id) => sql`DELETE FROM form_drafts WHERE id = ${id}`.pipe(Effect.asVoid, db),
+    hasPending: (workflowId, userId) =>
+      sql`SELECT 1 FROM form_submissions WHERE workflow_id = ${workflowId} AND user_id = ${userId} AND status = 'pending'`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        db
+      ),
+    submit: (s, within) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const pending = yield* sql`SELECT 1 FROM form_submissions
+          WHERE workflow_id = ${s.draft.workflowId} AND user_id = ${s.draft.userId} AND status = 'pending' FOR UPDATE`
+        if (pending.length > 0) return undefined
+        const [next] = yield* sql<{ id: string }>`SELECT nextval('form_submissions_id_seq')::text AS id`
+        const id = next!.id
+        const answers = yield* seal(JSON.stringify(s.answers), `submission:${id}`)
+        yield* sql`INSERT INTO form_submissions (id, workflow_id, bot_id, server_id, user_id, user_name, user_avatar, snapshot, answers_enc)
+          VALUES (${id}, ${s.draft.workflowId}, ${s.botId}, ${s.serverId}, ${s.draft.userId}, ${s.userName}, ${s.userAvatar},
+            ${JSON.stringify(s.draft.snapshot)}::jsonb, ${answers})`
+        yield* sql`DELETE FROM form_drafts WHERE id = ${s.draft.id}`
+        yield* sql`INSERT INTO submission_effects (submission_id, kind, channel_id) VALUES (${id}, 'review_message', ${s.draft.snapshot.channel_id})`
+        yield* within(id)
+        return id
+      })).pipe(db),
+    get: (id) => get(id).pipe(db),
+    list: (workflowId, { limit, offset, status }) =>
+      Effect.gen(function*() {
+        const where = status === undefined
+          ? sql`workflow_id = ${workflowId}`
+          : sql`workflow_id = ${workflowId} AND status = ${status}`
+        const [count] = yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM form_submissions WHERE ${where}`
+        const rows = yield* sql<SubmissionRow>`SELECT * FROM form_submissions WHERE ${where} ORDER BY id DESC LIMIT ${limit} OFFSET ${offset}`
+        const submissions = yield* Effect.forEach(rows, (r) => toSubmission(r, []))
+        return { total: Number(count?.n ?? 0), submissions }
+      }).pipe(db),
+    review: (id, review, within) =>
+      sql.withTransaction(Effect.gen(function*() {
+        if (!/^[0-9]{1,18}$/.test(id)) return { _tag: "NotFound" } as const
+        const reason = review.reason === null ? null : yield* seal(review.reason, `submission:${id}:reason`)
+        const decided = yield* sql`UPDATE form_submissions SET
+            status = ${review.decision === "pass" ? "accepted" : "denied"}, priority = ${review.priority},
+            reason_enc = ${reason}, reviewer_id = ${review.reviewerId}, reviewer_name = ${review.reviewerName}, reviewed_at = now()
+          WHERE id = ${id} AND status = 'pending' RETURNING id`
+        if (decided.length === 0) {
+          const [row] = yield* sql<{ reviewer_name: string | null }>`SELECT reviewer_name FROM form_submissions WHERE id = ${id}`
+          return row === undefined ? { _tag: "NotFound" } as const : { _tag: "AlreadyReviewed", reviewerName: row.reviewer_name ?? "someone" } as const
+        }
+        const submission = (yield* get(id))!
+        yield* within(submission)
+        return { _tag: "Decided", submission } as const
+      })).pipe(db),
+    addEffect: (id, kind, target, channelId) =>
+      sql`INSERT INTO submission_effects (submission_id, kind, target, channel_id) VALUES (${id}, ${kind}, ${target}, ${channelId})
+        ON CONFLICT DO NOTHING`.pipe(Effect.asVoid, db),
+    effect: (id, kind, target) =>
+      sql<SubmissionEffect>`SELECT kind, target, state, reason, channel_id, message_id FROM submission_effects
+        WHERE submission_id = ${id} AND kind = ${kind} AND target = ${target}`.pipe(Effect.map((rows) => rows[0]), db),
+    settleEffect: (id, kind, target, o) =>
+      sql`UPDATE submission_effects SET state = ${o.state}, reason = ${o.reason}, message_id = COALESCE(${o.messageId}, message_id), updated_at = now()
+        WHERE submission_id = ${id} AND kind = ${kind} AND target = ${target}`.pipe(Effect.asVoid, db),
+    setDm: (id, dm) => sql`UPDATE form_submissions SET dm = ${dm} WHERE id = ${id}`.pipe(Effect.asVoid, db)
+  })
+}))

@@ -1,0 +1,109 @@
+/**
+ * Drafts and submissions of forms (forms-runtime.md §3–§4): the storage the interactions and the
+ * review jobs use, and what the submissions routes (§6) read. Answers are personal data: the layer
+ * keeps them encrypted with the token keyring. Layer: layers/submissions/SubmissionsRepoSql.ts.
+ */
+import { Context } from "effect"
+import type { Effect } from "effect"
+import type { StoredForm } from "../../domain/forms/Form.ts"
+import type { ServiceUnavailable } from "../../domain/infra/Errors.ts"
+
+export type Answers = Readonly<Record<string, string>>
+
+export interface Draft {
+  readonly id: string
+  readonly workflowId: number
+  readonly userId: string
+  /** The form as it was when the member started. */
+  readonly snapshot: StoredForm
+  readonly answers: Answers
+  /** The next page to fill (0-based). */
+  readonly page: number
+  readonly expiresAt: Date
+}
+
+export type SubmissionStatus = "pending" | "accepted" | "denied"
+export type Priority = "low" | "medium" | "high"
+export type EffectKind = "review_message" | "dm" | "summary" | "card"
+export type EffectState = "pending" | "done" | "failed"
+
+export interface SubmissionEffect {
+  readonly kind: EffectKind
+  readonly target: string
+  readonly state: EffectState
+  readonly reason: string | null
+  readonly channel_id: string | null
+  readonly message_id: string | null
+}
+
+export interface Submission {
+  readonly id: string
+  readonly workflowId: number
+  readonly botId: string
+  readonly serverId: string
+  readonly userId: string
+  readonly userName: string
+  readonly userAvatar: string | null
+  readonly snapshot: StoredForm
+  readonly answers: Answers
+  readonly status: SubmissionStatus
+  readonly priority: Priority | null
+  readonly reason: string | null
+  readonly reviewerId: string | null
+  readonly reviewerName: string | null
+  readonly reviewedAt: Date | null
+  readonly dm: "sent" | "closed" | null
+  readonly createdAt: Date
+  readonly effects: ReadonlyArray<SubmissionEffect>
+}
+
+export interface NewSubmission {
+  readonly draft: Draft
+  readonly botId: string
+  readonly serverId: string
+  readonly userName: string
+  readonly userAvatar: string | null
+  readonly answers: Answers
+}
+
+export interface Review {
+  readonly decision: "pass" | "drop"
+  readonly priority: Priority | null
+  readonly reason: string | null
+  readonly reviewerId: string
+  readonly reviewerName: string
+}
+
+/** The review's outcome: it decided, or another review had (who, when). */
+export type ReviewOutcome =
+  | { readonly _tag: "Decided"; readonly submission: Submission }
+  | { readonly _tag: "AlreadyReviewed"; readonly reviewerName: string }
+  | { readonly _tag: "NotFound" }
+
+export class SubmissionsRepo extends Context.Service<SubmissionsRepo, {
+  readonly draft: (id: string) => Effect.Effect<Draft | undefined, ServiceUnavailable>
+  readonly draftOf: (workflowId: number, userId: string) => Effect.Effect<Draft | undefined, ServiceUnavailable>
+  /** A new draft (replacing an expired one of the same member and form). */
+  readonly startDraft: (draft: Draft) => Effect.Effect<Draft, ServiceUnavailable>
+  readonly saveDraft: (id: string, answers: Answers, page: number, expiresAt: Date) => Effect.Effect<void, ServiceUnavailable>
+  readonly removeDraft: (id: string) => Effect.Effect<void, ServiceUnavailable>
+  readonly hasPending: (workflowId: number, userId: string) => Effect.Effect<boolean, ServiceUnavailable>
+  /**
+   * Stores the submission, ends the draft and records its pending review message, in one
+   * transaction that `within` joins (its audit entry, its job): the id, or undefined when the
+   * member already has a pending submission of the form.
+   */
+  readonly submit: <E, R>(submission: NewSubmission, within: (id: string) => Effect.Effect<void, E, R>) => Effect.Effect<string | undefined, E | ServiceUnavailable, R>
+  readonly get: (id: string) => Effect.Effect<Submission | undefined, ServiceUnavailable>
+  readonly list: (workflowId: number, options: { readonly status?: SubmissionStatus; readonly offset: number; readonly limit: number }) => Effect.Effect<{ readonly total: number; readonly submissions: ReadonlyArray<Submission> }, ServiceUnavailable>
+  /**
+   * Exactly one review decides (a conditional UPDATE); `within` runs in its transaction (the DM's
+   * effect and job, the audit entry).
+   */
+  readonly review: <E, R>(id: string, review: Review, within: (s: Submission) => Effect.Effect<void, E, R>) => Effect.Effect<ReviewOutcome, E | ServiceUnavailable, R>
+  /** Records an effect as pending (no-op when it exists). */
+  readonly addEffect: (id: string, kind: EffectKind, target: string, channelId: string | null) => Effect.Effect<void, ServiceUnavailable>
+  readonly effect: (id: string, kind: EffectKind, target: string) => Effect.Effect<SubmissionEffect | undefined, ServiceUnavailable>
+  readonly settleEffect: (id: string, kind: EffectKind, target: string, outcome: { readonly state: EffectState; readonly reason: string | null; readonly messageId: string | null }) => Effect.Effect<void, ServiceUnavailable>
+  readonly setDm: (id: string, dm: "sent" | "closed") => Effect.Effect<void, ServiceUnavailable>
+}>()("gateway/SubmissionsRepo") {}

@@ -1,0 +1,109 @@
+/**
+ * `POST /interactions/{appClientId}` through HTTP, as the platform sends it (forms-runtime.md §1):
+ * the bots' keys read at start, `/submit` registered once, PING, and every refusal — unsigned,
+ * forged, stale, unknown bot (401, nothing stored), a replayed id, a body over 1 MiB.
+ */
+import { assert, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+import { BOT1_ID, BOT2_ID, BOB_ID, S1_ID } from "../../src/sandbox/seed/Ids.ts"
+import { dbKinds } from "../utils/Db.ts"
+import { TestApp } from "../utils/TestApp.ts"
+import { interaction, send, waitForKeys } from "./InteractionClient.ts"
+import { makeSigner } from "./InteractionSigner.ts"
+import { makeRecorder, patchChat } from "./PlatformRecorder.ts"
+
+const bob = { userId: BOB_ID, username: "bob" }
+
+const seenCount = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM interactions_seen`
+  return rows[0]!.n
+})
+
+for (const kind of dbKinds) {
+  const recorder = makeRecorder()
+  const signer = recorder.signers.get(BOT1_ID)!
+  layer(TestApp.layer({ capabilities: { db: kind }, patchChat: patchChat(recorder) }), { excludeTestServices: true })(
+    `interactions endpoint on ${kind}`,
+    (it) => {
+      it.effect("stores each bot's key at start and registers /submit once per bot", () =>
+        Effect.gen(function*() {
+          yield* waitForKeys(signer)
+          const sent = recorder.commands.get(BOT1_ID)
+          assert.strictEqual(sent?.length, 1)
+          assert.deepStrictEqual((sent![0] as ReadonlyArray<{ name: string; type: number; contexts: Array<number> }>).map((c) => [c.name, c.type, c.contexts]), [["submit", 1, [0]]])
+          assert.strictEqual(recorder.commands.get(BOT2_ID)?.length, 1)
+        }))
+
+      it.effect("PING → PONG", () =>
+        Effect.gen(function*() {
+          yield* waitForKeys(signer)
+          const r = yield* send(BOT1_ID, { id: "2", application_id: BOT1_ID, type: 1, token: "t", version: 1 }, { signer })
+          assert.strictEqual(r.status, 200)
+          assert.deepStrictEqual(r.body, { type: 1 })
+        }))
+
+      it.effect("unsigned, forged, stale, tampered or for an unknown bot: 401 in the envelope, nothing stored", () =>
+        Effect.gen(function*() {
+          yield* waitForKeys(signer)
+          const before = yield* seenCount
+          const body = interaction(BOT1_ID, S1_ID, bob, 2, { name: "submit", type: 1 })
+          const text = JSON.stringify(body)
+          const now = Math.floor(Date.now() / 1000)
+          const cases = [
+            yield* send(BOT1_ID, body),
+            yield* send(BOT1_ID, body, { signer: makeSigner() }),
+            yield* send(BOT1_ID, body, { signer: recorder.signers.get(BOT2_ID) }),
+            yield* send(BOT1_ID, body, { signer, timestamp: String(now - 400) }),
+            yield* send(BOT1_ID, body, { signer, timestamp: String(now + 400) }),
+            yield* send(BOT1_ID, text + " ", { headers: signer.headers(text) }),
+            yield* send(BOT1_ID, body, { headers: { ...signer.headers(text), "x-signature-ed25519": "zz" } }),
+            yield* send("200000000000000099", body, { signer }),
+            yield* send("not-a-bot", body, { signer })
+          ]
+          for (const r of cases) {
+            assert.strictEqual(r.status, 401)
+            assert.strictEqual(r.body.errors?.[0]?.code, "Unauthorized")
+          }
+          assert.strictEqual(yield* seenCount, before)
+        }))
+
+      it.effect("a timestamp 4 minutes off is still the platform's", () =>
+        Effect.gen(function*() {
+          yield* waitForKeys(signer)
+          const body = interaction(BOT1_ID, S1_ID, bob, 2, { name: "submit", type: 1 })
+          const r = yield* send(BOT1_ID, body, { signer, timestamp: String(Math.floor(Date.now() / 1000) - 240) })
+          assert.strictEqual(r.status, 200)
+          assert.strictEqual(r.body.type, 4)
+        }))
+
+      it.effect("an interaction id seen before changes nothing", () =>
+        Effect.gen(function*() {
+          yield* waitForKeys(signer)
+          const body = interaction(BOT1_ID, S1_ID, bob, 2, { name: "submit", type: 1 })
+          const first = yield* send(BOT1_ID, body, { signer })
+          const before = yield* seenCount
+          const again = yield* send(BOT1_ID, body, { signer })
+          assert.strictEqual(first.status, 200)
+          assert.strictEqual(again.status, 200)
+          assert.strictEqual(again.body.data?.content, "This interaction was already handled.")
+          assert.strictEqual(again.body.data?.flags, 64)
+          assert.strictEqual(yield* seenCount, before)
+        }))
+
+      it.effect("a body over 1 MiB → 413; a signed body that is no interaction → 400", () =>
+        Effect.gen(function*() {
+          yield* waitForKeys(signer)
+          const big = JSON.stringify({ pad: "x".repeat(1024 * 1024) })
+          const r = yield* send(BOT1_ID, big, { signer })
+          assert.strictEqual(r.status, 413)
+          assert.strictEqual(r.body.errors?.[0]?.code, "Payload Too Large")
+          const junk = yield* send(BOT1_ID, "{not json", { signer })
+          assert.strictEqual(junk.status, 400)
+          const other = yield* send(BOT1_ID, { ...interaction(BOT2_ID, S1_ID, bob, 2, { name: "submit" }) }, { signer })
+          assert.strictEqual(other.status, 400)
+        }))
+    }
+  )
+}

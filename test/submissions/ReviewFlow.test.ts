@@ -1,0 +1,249 @@
+/**
+ * Review in the authorization channel (forms-runtime.md §4) and hostile input, through signed
+ * interactions over HTTP: two reviewers at once (one wins), Drop's reason and the DM (reviewer
+ * named or not), closed DMs, a channel that refuses (403/404), a review job run again after its
+ * post (posted once); answers over the limits, other members' drafts, unknown components.
+ */
+import { assert, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+import { BOT1_ID, CHANNEL_INDEX, channelId } from "../../src/sandbox/seed/Ids.ts"
+import { makeReviewDecision } from "../../src/layers/submissions/ReviewDecision.ts"
+import { makeSubmissionJobs } from "../../src/layers/submissions/SubmissionJobs.ts"
+import { SubmissionsRepo } from "../../src/services/submissions/SubmissionsRepo.ts"
+import { dbKinds } from "../utils/Db.ts"
+import { TestApp } from "../utils/TestApp.ts"
+import { alice, bob, carol, createForm, member, mod } from "./FlowHelpers.ts"
+import type { As } from "./InteractionClient.ts"
+import { inputsOf, waitForKeys } from "./InteractionClient.ts"
+import { makeRecorder, patchChat } from "./PlatformRecorder.ts"
+import type { Signer } from "./InteractionSigner.ts"
+import { eventually } from "./Eventually.ts"
+
+const twoSteps = [
+  { type: "message", string: "Name?", char_limit: [1, 20] },
+  { type: "reaction", string: "Team?", answers_validation: ["Red", "Blue"] }
+]
+
+/** `as` fills the one-page form: the submission's id. */
+const fill = (signer: Signer, as: As, formId: number) =>
+  Effect.gen(function*() {
+    const m = member(signer, as)
+    const modal = yield* m.pick(formId)
+    const [name, team] = inputsOf(modal).map((i) => i.input.custom_id!)
+    const done = yield* m.submit(modal, { [name!]: as.username, [team!]: ["0"] })
+    assert.include(done.data?.content, "Submitted")
+    const repo = yield* SubmissionsRepo
+    const { submissions } = yield* repo.list(formId, { offset: 0, limit: 50 })
+    return submissions.find((s) => s.userId === as.userId)!.id
+  })
+
+for (const kind of dbKinds) {
+  const recorder = makeRecorder()
+  const signer = recorder.signers.get(BOT1_ID)!
+  const reviewMessage = (id: string) =>
+    eventually(() => recorder.messages.find((m) => JSON.stringify(m.body.embeds).includes(`Submission ${id}`)))
+  const buttons = (m: { body: { components?: ReadonlyArray<unknown> } }) =>
+    new Map((m.body.components as ReadonlyArray<{ components: ReadonlyArray<{ label: string; custom_id: string }> }>)[0]!.components.map((b) => [b.label, b.custom_id]))
+
+  layer(TestApp.layer({ capabilities: { db: kind }, patchChat: patchChat(recorder) }), { excludeTestServices: true })(
+    `review and hostile input, on ${kind}`,
+    (it) => {
+      it.effect("two reviewers at once: exactly one decides, the other is told who did", () =>
+        Effect.gen(function*() {
+          yield* waitForKeys(signer)
+          const formId = yield* createForm({ title: "Race", steps: twoSteps })
+          const id = yield* fill(signer, bob, formId)
+          const message = yield* reviewMessage(id)
+          const b = buttons(message)
+          const [one, two] = yield* Effect.all([
+            member(signer, mod).click(b.get("Pass — low")!, message.id),
+            member(signer, alice).click(b.get("Pass — high")!, message.id)
+          ], { concurrency: 2 })
+          const answers = [one, two]
+          const winner = answers.filter((a) => a.type === 7)
+          const loser = answers.filter((a) => a.type === 4)
+          assert.strictEqual(winner.length, 1)
+          assert.strictEqual(loser.length, 1)
+          const s = yield* (yield* SubmissionsRepo).get(id)
+          assert.strictEqual(loser[0]!.data?.content, `Already reviewed by ${s!.reviewerName}.`)
+          assert.strictEqual(winner[0]!.data?.content, `Passed by ${s!.reviewerName} — priority ${s!.priority}`)
+          const late = yield* member(signer, mod).click(b.get("Drop")!, message.id)
+          assert.strictEqual(late.data?.content, `Already reviewed by ${s!.reviewerName}.`)
+          yield* eventually(() => recorder.dms.filter((d) => d.userId === bob.userId).length === 1 ? true : undefined)
+        }))
+
+      it.effect("Drop asks a reason, the DM names it and the reviewer; closed DMs are recorded, not an error", () =>
+        Effect.gen(function*() {
+          yield* waitForKeys(signer)
+          const formId = yield* createForm({ title: "Drops", steps: twoSteps, disable_priorities: true, disable_mentions: true })
+          const id = yield* fill(signer, carol, formId)
+          const message = yield* reviewMessage(id)
+          assert.deepStrictEqual([...buttons(message).keys()], ["Pass", "Drop"])
+          assert.strictEqual(message.body.content, undefined)
+          assert.deepStrictEqual(message.body.allowed_mentions, { parse: [], roles: [] })
+          recorder.closedDms.add(carol.userId)
+          const asMod = member(signer, mod)
+          const modal = yield* asMod.click(buttons(message).get("Drop")!, message.id)
+          assert.strictEqual(modal.type, 9)
+          const tooLong = yield* asMod.submitRaw(modal.data!.custom_id!, [{ type: 18, component: { type: 4, custom_id: "reason", value: "x".repeat(1001) } }])
+          assert.strictEqual(tooLong.data?.content, "The reason must be at most 1,000 characters.")
+          const dropped = yield* asMod.submitRaw(modal.data!.custom_id!, [{ type: 18, component: { type: 4, custom_id: "reason", value: "Not now" } }])
+          assert.strictEqual(dropped.type, 7)
+          assert.strictEqual(dropped.data?.content, "Dropped by mod")
+          const repo = yield* SubmissionsRepo
+          const settled = yield* Effect.gen(function*() {
+            for (let i = 0; i < 200; i++) {
+              const x = yield* repo.get(id)
+              if (x?.dm !== null) return x!
+              yield* Effect.sleep("50 millis")
+            }
+            throw new Error("the DM was never settled")
+          })
+          assert.strictEqual(settled.status, "denied")
+          assert.strictEqual(settled.reason, "Not now")
+          assert.strictEqual(settled.dm, "closed")
+          assert.deepStrictEqual(settled.effects.find((e) => e.kind === "dm")?.state, "done")
+          recorder.closedDms.delete(carol.userId)
+        }))
+
+      it.effect("the DM of a drop names the reviewer unless anonymize_rejection", () =>
+        Effect.gen(function*() {
+          yield* waitForKeys(signer)
+          for (const anonymize of [false, true]) {
+            const formId = yield* createForm({ title: `Anon ${anonymize}`, steps: twoSteps, anonymize_rejection: anonymize })
+            const id = yield* fill(signer, alice, formId)
+            const message = yield* reviewMessage(id)
+            const modal = yield* member(signer, mod).click(buttons(message).get("Drop")!, message.id)
+            yield* member(signer, mod).submitRaw(modal.data!.custom_id!, [{ type: 18, component: { type: 4, custom_id: "reason", value: "Full" } }])
+            const dm = yield* eventually(() => recorder.dms.find((d) => d.userId === alice.userId && d.content.startsWith(`Anon ${anonymize}`)))
+            assert.include(dm.content, "denied")
+            assert.include(dm.content, "Reason: Full")
+            if (anonymize) assert.notInclude(dm.content, "mod")
+            else assert.include(dm.content, "Reviewed by mod")
+          }
+        }))
+
+      it.effect("a channel that refuses (403, 404): the effect failed with its reason, the submission kept", () =>
+        Effect.gen(function*() {
+          yield* waitForKeys(signer)
+          const repo = yield* SubmissionsRepo
+          for (const [status, user] of [[403, carol], [404, bob]] as const) {
+            const channel = channelId(1, status === 403 ? CHANNEL_INDEX.text2 : CHANNEL_INDEX.news)
+            recorder.refusingChannels.set(channel, status)
+            const formId = yield* createForm({ title: `Refused ${status}`, steps: twoSteps, channel_id: channel })
+            const id = yield* fill(signer, user, formId)
+            const effect = yield* Effect.gen(function*() {
+              for (let i = 0; i < 200; i++) {
+                const s = yield* repo.get(id)
+                const e = s?.effects.find((x) => x.kind === "review_message")
+                if (e !== undefined && e.state !== "pending") return { s: s!, e }
+                yield* Effect.sleep("50 millis")
+              }
+              throw new Error("never settled")
+            })
+            assert.strictEqual(effect.e.state, "failed")
+            assert.include(effect.e.reason, `(${status}`)
+            assert.strictEqual(effect.e.channel_id, channel)
+            assert.strictEqual(effect.s.status, "pending")
+            recorder.refusingChannels.delete(channel)
+          }
+        }))
+
+      it.effect("a review job run again after its post (its worker killed before recording it) posts nothing twice", () =>
+        Effect.gen(function*() {
+          yield* waitForKeys(signer)
+          const formId = yield* createForm({ title: "Once", steps: twoSteps })
+          const id = yield* fill(signer, mod, formId)
+          const message = yield* reviewMessage(id)
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`UPDATE submission_effects SET state = 'pending', message_id = NULL WHERE submission_id = ${id}`
+          const jobs = yield* makeSubmissionJobs
+          yield* jobs.postReview(id)
+          yield* jobs.postReview(id)
+          assert.strictEqual(recorder.messages.filter((m) => JSON.stringify(m.body.embeds).includes(`Submission ${id}`)).length, 1)
+          const s = yield* (yield* SubmissionsRepo).get(id)
+          assert.strictEqual(s?.effects.find((e) => e.kind === "review_message")?.message_id, message.id)
+        }))
+
+      it.effect("a review from the panel: one decides, the message is edited by a job, a later click is told who reviewed", () =>
+        Effect.gen(function*() {
+          yield* waitForKeys(signer)
+          const formId = yield* createForm({ title: "Panel", steps: twoSteps })
+          const id = yield* fill(signer, bob, formId)
+          const message = yield* reviewMessage(id)
+          const decide = yield* makeReviewDecision
+          const review = { decision: "pass", priority: "medium", reason: null, reviewerId: "100000000000000001", reviewerName: "alice", reviewerAvatar: null } as const
+          const [first, second] = yield* Effect.all([decide(id, review, { editMessage: true }), decide(id, { ...review, reviewerName: "other" }, { editMessage: true })], { concurrency: 2 })
+          assert.deepStrictEqual([first._tag, second._tag].sort(), ["AlreadyReviewed", "Decided"])
+          const winner = first._tag === "Decided" ? "alice" : "other"
+          yield* eventually(() => (message.body.components?.length === 0 ? true : undefined))
+          assert.strictEqual(message.body.content, `Passed by ${winner} — priority medium`)
+          assert.strictEqual(message.edits.length, 1)
+          const late = yield* member(signer, mod).click(buttons({ body: message.edits[0]! }).get("Drop")!, message.id)
+          assert.strictEqual(late.data?.content, `Already reviewed by ${winner}.`)
+          yield* eventually(() => recorder.dms.find((d) => d.content === "Panel on Sandbox One: accepted"))
+        }))
+
+      it.effect("an answer cut to 1,024 in the embed: the whole submission attached as a text file", () =>
+        Effect.gen(function*() {
+          yield* waitForKeys(signer)
+          const formId = yield* createForm({ title: "Long", steps: [{ type: "message", string: "Essay?", char_limit: [1, 2000] }] })
+          const m = member(signer, carol)
+          const modal = yield* m.pick(formId)
+          const essay = "word ".repeat(300).trim()
+          yield* m.submit(modal, { [inputsOf(modal)[0]!.input.custom_id!]: essay })
+          const repo = yield* SubmissionsRepo
+          const id = (yield* repo.list(formId, { offset: 0, limit: 1 })).submissions[0]!.id
+          const message = yield* reviewMessage(id)
+          const field = (message.body.embeds as ReadonlyArray<{ fields: ReadonlyArray<{ value: string }> }>)[0]!.fields[0]!
+          assert.strictEqual([...field.value].length, 1024)
+          assert.isTrue(field.value.endsWith("…"))
+          assert.deepStrictEqual(message.body.attachments, [{ id: 0, filename: `submission-${id}.txt` }])
+          assert.include(message.body.files?.[0]?.content, essay)
+        }))
+
+      it.effect("hostile input: answers over the limits, other members' drafts, no draft, unknown components — refused, nothing stored", () =>
+        Effect.gen(function*() {
+          yield* waitForKeys(signer)
+          const formId = yield* createForm({ title: "Hostile", steps: twoSteps })
+          const asBob = member(signer, bob)
+          const modal = yield* asBob.pick(formId)
+          const [name, team] = inputsOf(modal).map((i) => i.input.custom_id!)
+          const draftModal = modal.data!.custom_id!
+          const refusals = [
+            yield* asBob.submit(modal, { [name!]: "x".repeat(21), [team!]: ["0"] }),
+            yield* asBob.submit(modal, { [name!]: "", [team!]: ["0"] }),
+            yield* asBob.submit(modal, { [name!]: "ok", [team!]: ["7"] }),
+            yield* asBob.submit(modal, { [name!]: "ok", [team!]: ["0", "1"] }),
+            yield* asBob.submitRaw(draftModal, [{ type: 18, component: { type: 4, custom_id: name, value: "ok" } }]),
+            yield* asBob.submitRaw(draftModal, [{ type: 99, component: {} }, { type: 18, component: { type: 3, custom_id: team, values: ["0"] } }]),
+            yield* asBob.submitRaw(draftModal, [
+              { type: 18, component: { type: 4, custom_id: name, value: "ok" } },
+              { type: 18, component: { type: 3, custom_id: team, values: ["0"] } },
+              { type: 18, component: { type: 4, custom_id: "s999", value: "extra" } }
+            ])
+          ]
+          for (const r of refusals) {
+            assert.strictEqual(r.type, 4)
+            assert.match(r.data?.content ?? "", /^These answers cannot be taken: .+ Nothing was saved\.$/)
+          }
+          // Another member's draft, by its Continue/Fix id or its modal: refused.
+          const draftId = draftModal.split(":")[2]!
+          const asCarol = member(signer, carol)
+          assert.include((yield* asCarol.click(`f:open:${draftId}`)).data?.content, "started by someone else")
+          assert.include((yield* asCarol.submit(modal, { [name!]: "mine", [team!]: ["0"] })).data?.content, "started by someone else")
+          assert.strictEqual((yield* asCarol.click("f:open:AAAAAAAAAAAAAAAAAAAAAA")).data?.content, "This form expired — start again.")
+          assert.strictEqual((yield* asCarol.click("anything:else")).data?.content, "This button is not known.")
+          const repo = yield* SubmissionsRepo
+          const draft = yield* repo.draft(draftId)
+          assert.deepStrictEqual(draft?.answers, {})
+          assert.strictEqual(draft?.page, 0)
+          assert.strictEqual((yield* repo.list(formId, { offset: 0, limit: 5 })).total, 0)
+          // The member's own answers, within the limits, still go through.
+          const ok = yield* asBob.submit(modal, { [name!]: "x".repeat(20), [team!]: ["1"] })
+          assert.include(ok.data?.content, "Submitted")
+        }))
+    }
+  )
+}

@@ -1,0 +1,22 @@
+/** Interaction ids already handled: new once, then not; ids older than an hour pruned (forms-runtime.md §1). */
+import { assert, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+import { makeSeenInteractions } from "../../src/layers/submissions/SeenInteractionsSql.ts"
+import { dbKinds, testDb } from "../utils/Db.ts"
+
+for (const kind of dbKinds) {
+  layer(testDb(kind), { excludeTestServices: true })(`seen interactions on ${kind}`, (it) => {
+    it.effect("an id is new once; an hour-old id is pruned by the next request", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`INSERT INTO interactions_seen (id, seen_at) VALUES ('1', now() - interval '2 hours'), ('2', now() - interval '30 minutes')`
+        const firstSeen = yield* makeSeenInteractions
+        assert.isTrue(yield* firstSeen("10"))
+        assert.isFalse(yield* firstSeen("10"))
+        assert.isFalse(yield* firstSeen("2"))
+        const ids = yield* sql<{ id: string }>`SELECT id FROM interactions_seen ORDER BY id`
+        assert.deepStrictEqual(ids.map((r) => r.id), ["10", "2"])
+      }))
+  })
+}
