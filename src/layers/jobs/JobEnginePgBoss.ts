@@ -7,27 +7,24 @@
  * What it costs: no LISTEN/NOTIFY (workers poll, `pollingInterval`) and no pg-boss-owned
  * transactions (`transactional` workers); handlers open their own with `sql.withTransaction`.
  */
-import { Context, Duration, Effect, Exit, Layer, Metric, Option, Result, Schema } from "effect"
+import { Context, Duration, Effect, Layer, Metric, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { AssertionError } from "node:assert"
 import { PgBoss } from "pg-boss"
 import type { ConstructorOptions, Db, Job, JobResult } from "pg-boss"
 import {
   JobEngine,
   JobEngineError,
   JobEngineInTransaction,
-  JobEngineUnavailable,
   JobOptionsInvalid,
   JobPayloadInvalid
 } from "../../services/jobs/JobEngine.ts"
 import type { JobInfo, JobQueue, WorkOptions } from "../../services/jobs/JobEngine.ts"
 import { jobQueueJobs, sampleOnScrape } from "../../services/infra/Metrics.ts"
-import { dependencyFailed } from "../../services/infra/DependencyHealth.ts"
 import { tableUpkeep, upkeepSchemas } from "./JobTableUpkeep.ts"
-import { isDatabaseUnavailable, makePgBossDb } from "./PgBossDb.ts"
+import { call, engineError, pgBossError, runJob, unavailable } from "./PgBossCalls.ts"
+import { makePgBossDb } from "./PgBossDb.ts"
 import {
   defined,
-  failureOutput,
   queueOptions,
   scheduleOptions,
   seconds,
@@ -71,54 +68,6 @@ export interface JobEnginePgBossOptions {
 export const JobDrainTimeout = Context.Reference<Duration.Input>("gateway/JobDrainTimeout", {
   defaultValue: () => "30 seconds"
 })
-
-const engineError = (reason: JobEngineError["reason"]) => new JobEngineError({ reason })
-
-/**
- * An `error` event of pg-boss. The database unreachable is its outage, not pg-boss's: every loop of
- * pg-boss (workers, supervisor, heartbeat) fails each pass while it lasts (169 lines in 17 s), so it
- * goes to the database's outage lines (one "down", a count, one "back"); anything else is logged.
- */
-const pgBossError = (error: Error & { readonly queue?: unknown }): Effect.Effect<void> =>
-  isDatabaseUnavailable(error)
-    ? dependencyFailed("database", {
-      source: "pg-boss",
-      detail: error.message,
-      ...(typeof error.queue === "string" ? { queue: error.queue } : {})
-    })
-    : Effect.logError(`pg-boss: ${error.message}`)
-const unavailable = (operation: string, message: string) => engineError(new JobEngineUnavailable({ operation, message }))
-
-/** A pg-boss call as an Effect: its assertions are refused options, anything else an outage. */
-const call = <A>(operation: string, f: () => Promise<A>): Effect.Effect<A, JobEngineError> =>
-  Effect.tryPromise({
-    try: f,
-    catch: (error) =>
-      error instanceof AssertionError
-        ? engineError(new JobOptionsInvalid({ message: error.message }))
-        : unavailable(operation, error instanceof Error ? error.message : String(error))
-  }).pipe(Effect.withSpan(`JobEngine.${operation}`))
-
-/** One job through its handler, to the disposition pg-boss settles it with. */
-const runJob = <A, E, R>(
-  queue: JobQueue<A>,
-  handler: (payload: A, job: JobInfo) => Effect.Effect<void, E, R>,
-  job: Job<unknown>
-): Effect.Effect<JobResult, never, R> =>
-  Effect.gen(function*() {
-    const decoded = yield* Effect.result(Schema.decodeUnknownEffect(queue.payload)(job.data))
-    if (Result.isFailure(decoded)) {
-      yield* Effect.logWarning(`job ${job.id} of ${queue.name}: its payload does not decode; failed for good`)
-      return { id: job.id, status: "deadletter", output: { error: "JobPayloadInvalid", message: decoded.failure.message } }
-    }
-    const exit = yield* Effect.exit(handler(decoded.success, { id: job.id, queue: queue.name, retryCount: job.retryCount }))
-    if (Exit.isSuccess(exit)) return { id: job.id, status: "completed" }
-    const output = failureOutput(exit.cause)
-    return { id: job.id, status: output.error === "JobNoRetry" ? "deadletter" : "failed", output }
-  }).pipe(
-    // A trace of its own per attempt, not a child of whatever span registered the worker.
-    Effect.withSpan("JobEngine.job", { root: true, attributes: { queue: queue.name, "job.id": job.id, "job.retry": job.retryCount } })
-  ) as Effect.Effect<JobResult, never, R>
 
 /** Builds the engine: starts pg-boss, declares `queues`; stops pg-boss gracefully when the scope closes. */
 export const makeJobEngine = (options: JobEnginePgBossOptions = {}) =>
