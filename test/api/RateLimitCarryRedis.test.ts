@@ -1,5 +1,5 @@
 /**
- * The carry of an outage's counts into Redis (layers/cache/RateLimitCarryRedis.ts) on a real Redis,
+ * The carry of an outage's counts into Redis (layers/infra/RateLimitCarryRedis.ts) on a real Redis,
  * on the keys Effect's Redis store counts: a key Redis kept, one other instances counted in
  * meanwhile, one Redis lost, and Redis still unreachable.
  */

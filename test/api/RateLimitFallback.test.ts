@@ -1,5 +1,5 @@
 /**
- * The counters one instance keeps for an outage of the shared store (http/RateLimitFallback.ts):
+ * The counters one instance keeps for an outage of the shared store (http/edge/RateLimitFallback.ts):
  * counting on from the store's last answer, the store's window arithmetic, what is carried back
  * and when, one carry attempt at a time, and the bound on the keys kept.
  */

@@ -1,5 +1,5 @@
 /**
- * The typed client's safe retries (src/http/ClientRetry.ts, issue #30): a fresh Idempotency-Key per
+ * The typed client's safe retries (src/http/contract/ClientRetry.ts, issue #30): a fresh Idempotency-Key per
  * write under /api/, sent again with that same key after a connection reset or a 503 (Retry-After
  * honoured, attempts bounded); GETs carry no key. Against a scripted server that records what it
  * received; the round trip through the gateway itself is in test/api/IdempotencyClient.test.ts.

@@ -1,7 +1,7 @@
 /**
  * The IdempotencyStore contract on every layer: memory, and SQL on PGlite (and PostgreSQL with
  * TEST_DATABASE_URL). What only the SQL layer promises (the work's writes and the key commit
- * together, or neither) is in test/sql/IdempotencyStoreSql.test.ts.
+ * together, or neither) is in test/infra/IdempotencyStoreSql.test.ts.
  */
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"

@@ -1,5 +1,5 @@
 /**
- * The live client's calls of the forms runtime (layers/discord/DiscordApplications.ts) on the wire,
+ * The live client's calls of the forms runtime (layers/platform/discord/DiscordApplications.ts) on the wire,
  * against a stand-in server that records what it receives: methods, paths, the bot's authorization,
  * JSON bodies, and a message with a file as the platform takes it (multipart: `payload_json`, `files[0]`).
  */

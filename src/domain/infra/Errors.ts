@@ -112,7 +112,7 @@ export class RequestTimeout extends Schema.TaggedError<RequestTimeout>()("Reques
   }
   static readonly wire = wire(RequestTimeout, "RequestTimeout", 408)
 }
-/** 409: the request's Idempotency-Key is in use by a request still running (http/IdempotencyLive.ts). */
+/** 409: the request's Idempotency-Key is in use by a request still running (http/edge/IdempotencyLive.ts). */
 export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", Problems) {
   static of(message: string, additionalProperties?: Record<string, unknown>) {
     return new Conflict(msg(message, additionalProperties))

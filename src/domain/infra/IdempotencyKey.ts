@@ -1,7 +1,7 @@
 /**
  * The `Idempotency-Key` request header (IETF httpapi draft "The Idempotency-Key HTTP Header Field",
  * with Stripe's semantics): what a key may be, and how it is documented. The rules that use it are in
- * http/IdempotencyLive.ts; where the draft leaves a choice open, decisions are listed in README.
+ * http/edge/IdempotencyLive.ts; where the draft leaves a choice open, decisions are listed in README.
  */
 import { Result } from "effect"
 

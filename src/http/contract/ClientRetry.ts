@@ -2,7 +2,7 @@
  * Safe retries for the typed client (client.ts): each POST, PATCH and DELETE under /api/ carries a
  * fresh `Idempotency-Key`, and is sent again with that same key when its connection was reset (or
  * failed before an answer) or when the gateway answered 503, waiting as `Retry-After` says. The
- * gateway then answers a retry with the first answer (http/IdempotencyLive.ts): a write is never
+ * gateway then answers a retry with the first answer (http/edge/IdempotencyLive.ts): a write is never
  * applied twice, and a client whose connection was cut finds out what happened. GETs are retried
  * too (they change nothing); other writes (/auth: a code is single-use) are not.
  * Only `effect` is imported: the client package depends on nothing else.

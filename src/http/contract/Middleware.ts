@@ -38,7 +38,7 @@ export class SchemaErrors extends HttpApiMiddleware.Service<SchemaErrors>()("gat
 }) {}
 
 /**
- * Safe retries of POST, PATCH and DELETE (`Idempotency-Key`, http/IdempotencyLive.ts): runs inside
+ * Safe retries of POST, PATCH and DELETE (`Idempotency-Key`, http/edge/IdempotencyLive.ts): runs inside
  * Authorization (the key is the signed-in user's). 400 for an ill-formed key, 409 while the key's
  * first request runs, 422 for the key of another request. Nothing for the client to add.
  */

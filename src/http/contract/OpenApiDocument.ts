@@ -108,7 +108,7 @@ export const tidy = (spec: Json, options: { readonly publicUrl: string; readonly
     for (const [method, op] of Object.entries<Json>(item)) {
       if (typeof op !== "object" || op === null || !("responses" in op)) continue
       const params: Array<Json> = op.parameters ?? []
-      // Every write of /api/v1 takes an Idempotency-Key (http/IdempotencyLive.ts).
+      // Every write of /api/v1 takes an Idempotency-Key (http/edge/IdempotencyLive.ts).
       if (path.startsWith("/api/v1/") && ["post", "patch", "delete"].includes(method)) {
         op.parameters = params
         params.push({ ...idempotencyKeyParameter })

@@ -6,7 +6,7 @@
  *   ends): a Map write on the request's path, no extra round trip;
  * - during an outage this instance counts in memory from there, with the store's own arithmetic
  *   (Effect's "fixed-window": a window ends `refill` = window ÷ limit per request after it began);
- * - what it counted in memory is carried into the store (services/RateLimitCarry.ts) before the
+ * - what it counted in memory is carried into the store (services/infra/RateLimitCarry.ts) before the
  *   store counts again, so the end of an outage is no fresh window either.
  * Each instance counts alone during an outage: N instances admit at most N × limit in a window,
  * each minus the count it last saw (README "Rate limits").

@@ -34,6 +34,7 @@ export const requestReferences: ReadonlySet<string> = new Set([
   "gateway/FeedDelivery",
   "gateway/FeedInsight",
   "gateway/JobDrainTimeout",
+  "gateway/RateLimitCarry",
   "gateway/RedisSocketTuning",
   "gateway/SandboxConfig",
   "gateway/ServerLimits"

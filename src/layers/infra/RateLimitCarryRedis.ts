@@ -1,5 +1,5 @@
 /**
- * The carry of an outage's counts into Redis (services/RateLimitCarry.ts), on the keys Effect's
+ * The carry of an outage's counts into Redis (services/infra/RateLimitCarry.ts), on the keys Effect's
  * Redis rate-limit store counts (`<prefix><limiter key>`, its "fixed-window" value and expiry):
  * - the key still there (Redis kept it; other instances may have counted in it meanwhile): the
  *   requests counted in memory are added as the store adds a request (+1 each, + refill each to the

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 
 /**
- * Idempotency keys (issue #30; services/IdempotencyStore.ts, layers/sql/IdempotencyStoreSql.ts):
+ * Idempotency keys (issue #30; services/infra/IdempotencyStore.ts, layers/infra/IdempotencyStoreSql.ts):
  * per user and key, what the first request was (`fingerprint`: method, path, hash of the body) and
  * its answer. `status` NULL: the first request is still running (a claimed, non-transactional
  * route). The answer's body is encrypted with the keyring (an answer may carry a webhook URL).

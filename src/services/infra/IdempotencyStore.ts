@@ -1,8 +1,8 @@
 /**
- * Idempotency keys (http/IdempotencyLive.ts): a request with a key runs once per user and key; its
+ * Idempotency keys (http/edge/IdempotencyLive.ts): a request with a key runs once per user and key; its
  * answer is kept with the key for 24 h and sent again to a retry. The store decides, atomically
  * across instances, whether a request runs, is replayed, is refused as in flight or mismatched.
- * Layers: IdempotencyStoreSql (src/layers/sql/IdempotencyStoreSql.ts), IdempotencyStoreMemory (test/layers).
+ * Layers: IdempotencyStoreSql (src/layers/infra/IdempotencyStoreSql.ts), IdempotencyStoreMemory (test/layers).
  */
 import { Context } from "effect"
 import type { Effect, Exit } from "effect"

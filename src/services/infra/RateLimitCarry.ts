@@ -1,8 +1,8 @@
 /**
  * Carrying what one instance counted in memory while the shared counter store was unreachable back
  * into that store when it answers again (issue #30): without it the store hands out a fresh window
- * at the end of an outage. The HTTP limiter (http/RateLimitFallback.ts) decides what to carry and
- * when; the store's layer (layers/cache/RateLimitCarryRedis.ts) applies it. The default carries
+ * at the end of an outage. The HTTP limiter (http/edge/RateLimitFallback.ts) decides what to carry and
+ * when; the store's layer (layers/infra/RateLimitCarryRedis.ts) applies it. The default carries
  * nothing: counters in this process's memory never have an outage to carry.
  */
 import { Context, Effect, Schema } from "effect"
