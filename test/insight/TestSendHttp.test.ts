@@ -56,7 +56,8 @@ for (const db of dbKinds) {
         assert.deepStrictEqual(asPreviewMessage(messages[0]!.body), {
           content: "New item found in Sandbox feed insight-send!\nhttps://example.com/insight/newest",
           username: "Tester",
-          avatar_url: null
+          avatar_url: null,
+          allowed_mentions: { parse: [] }
         })
 
         const logs = yield* call("GET", `/api/v1/bots/${BOT2_ID}/servers/${S1_ID}/logs?module=rss`)
