@@ -3,6 +3,7 @@ import { h } from "preact"
 import { useState } from "preact/hooks"
 import { Effect } from "effect"
 import { BotId, ServerId } from "../http/client.ts"
+import { actionOf } from "./auditAction.ts"
 import { FEED_MODULES, MODULE_LABEL } from "./feedCommon.ts"
 import { valueOf } from "./fields.ts"
 import { navigate } from "./router.ts"
@@ -10,7 +11,6 @@ import { call } from "./session.ts"
 import { Page, Pager, show, useLoad, when } from "./ui.ts"
 
 const PAGE_SIZE = 20
-const EVENT_LABEL = { GET: "Read", PUSH: "Created", PATCH: "Changed", DELETE: "Deleted" } as const
 
 /** `2024-05-01T12:00` (an <input type=datetime-local>, local time) ⇄ a UTC ISO instant. */
 const toIso = (local: string) => (local === "" ? "" : new Date(local).toISOString())
@@ -99,7 +99,7 @@ export const AuditLog = (props: { readonly bot: string; readonly server: string;
               h("td", null, when(l.timestamp)),
               h("td", null, l.user_name),
               h("td", null, l.module_name),
-              h("td", null, EVENT_LABEL[l.event_type]),
+              h("td", null, actionOf(l.event_type, l.event_string)),
               h("td", null, l.event_string)))))),
       h(Pager, { page: logs.page, pageMax: logs.page_max, href: (p) => hrefOf(filter, p) }))))
 }

@@ -15,7 +15,7 @@ import { ErrorText, errorsOf, Field, idOf, invalid, SaveProblems, useSaveGuards,
 import type { Failure, FieldProblem } from "./problems.ts"
 import { navigate } from "./router.ts"
 import { call } from "./session.ts"
-import { Page, show, useLoad } from "./ui.ts"
+import { Page, show, StatusLine, useLoad } from "./ui.ts"
 
 /** What to type as the source, per module (the lookup names the user; the feed stores the id). */
 const IDENTIFIER: Record<FeedModuleName, { readonly label: string; readonly hint: string; readonly lookup?: string }> = {
@@ -153,7 +153,7 @@ const Editor = (props: {
         h("p", { class: "hint" }, `Only the options of the ${MODULE_LABEL[m]} module; each starts at its default.`),
         h(ErrorText, { path: "webhook_options", errors }),
         h(OptionsFields, { module: m, draft: options, set: (k, v) => setOptions((d) => ({ ...d, [k]: v })), errors, bot: props.bot, server: props.server })),
-      h("p", { role: "status", class: "notice-line" }, status),
+      h(StatusLine, { text: status }),
       h("div", { class: "form-actions" },
         h("button", { type: "submit", disabled: busy }, busy ? "Saving…" : creating ? "Create the feed" : "Save the options"),
         h("a", { class: "button secondary", href: props.base }, "Back to the feeds"),

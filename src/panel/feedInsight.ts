@@ -10,7 +10,7 @@ import { carry, channelName, crumbsOf, feedName, feedParams, group, MODULE_LABEL
 import type { Failure } from "./problems.ts"
 import { navigate } from "./router.ts"
 import { call } from "./session.ts"
-import { ErrorBox, Page, Pager, show, useLoad, when } from "./ui.ts"
+import { ErrorBox, Page, Pager, show, StatusLine, useLoad, when } from "./ui.ts"
 
 /** The feed's status and its actions: test message, poll now, preview, delivery log, delete. */
 export const FeedSummary = (props: {
@@ -63,7 +63,7 @@ export const FeedSummary = (props: {
       h("button", { type: "button", class: "secondary", disabled: busy, onClick: () => void act("refresh") }, "Poll now"),
       h("button", { type: "button", class: "secondary", onClick: props.reload }, "Reload the status"),
       h("button", { type: "button", class: "danger", onClick: () => void remove() }, "Delete the feed")),
-    h("p", { role: "status", class: "notice-line" }, said),
+    h(StatusLine, { text: said }),
     failure === undefined ? null : h(ErrorBox, { failure }))
 }
 

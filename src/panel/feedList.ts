@@ -7,7 +7,7 @@ import type { Feed, FeedModuleName } from "../http/client.ts"
 import { channelName, crumbsOf, feedName, group, MODULE_LABEL, paramsOf, serverBase, StatusBadge, takeCarried } from "./feedCommon.ts"
 import type { Failure } from "./problems.ts"
 import { call } from "./session.ts"
-import { ErrorBox, Page, show, useLoad, when } from "./ui.ts"
+import { ErrorBox, Page, show, StatusLine, useLoad, when } from "./ui.ts"
 
 export const FeedsList = (props: { readonly bot: string; readonly server: string; readonly module: FeedModuleName }) => {
   const params = paramsOf(props.bot, props.server)
@@ -40,7 +40,7 @@ export const FeedsList = (props: { readonly bot: string; readonly server: string
     crumbs: [...crumbsOf(props.bot, props.server, name), { label: `${MODULE_LABEL[m]} feeds` }],
     actions: h("a", { class: "button", href: `${base}/new` }, "New feed")
   },
-  h("p", { role: "status", class: "notice-line" }, status),
+  h(StatusLine, { text: status }),
   failure === undefined ? null : h(ErrorBox, { failure }),
   show(data, "the feeds", reload, ({ feeds, server }) =>
     feeds.length === 0

@@ -2,19 +2,20 @@
 import { h } from "preact"
 import { useState } from "preact/hooks"
 import { Effect, Result, Schema } from "effect"
-import { BOARD_NO_TEAM, FORM_FLAGS, FormId, FormInput } from "../http/client.ts"
+import { FORM_FLAGS, FormId, FormInput } from "../http/client.ts"
 import type { Board, Form, FormFlag, Server } from "../http/client.ts"
 import type { Draft } from "./formDraft.ts"
 import { bodyOf, draftOf, FLAG_LABELS } from "./formDraft.ts"
+import { boardChoices, shownBoard, teamPaired } from "./formBoards.ts"
 import { crumbs, paramsOf } from "./formList.ts"
 import { StepsEditor } from "./formSteps.ts"
 import type { Errors } from "./fields.ts"
-import { ErrorText, errorsOf, Field, idOf, invalid, SaveProblems, useSaveGuards, valueOf } from "./fields.ts"
+import { ErrorText, errorsOf, Field, fieldOf, idOf, invalid, SaveProblems, useSaveGuards, valueOf } from "./fields.ts"
 import type { Failure, FieldProblem } from "./problems.ts"
 import { toFailure } from "./problems.ts"
 import { navigate } from "./router.ts"
 import { call } from "./session.ts"
-import { Page, show, useLoad } from "./ui.ts"
+import { Page, show, StatusLine, useLoad } from "./ui.ts"
 
 /** What the editor says after creating a form, shown by the editor of the created form. */
 let carried = ""
@@ -67,23 +68,22 @@ export const FormEditor = (props: { readonly bot: string; readonly server: strin
 
 const Editor = (props: { readonly data: EditorData; readonly bot: string; readonly server: string; readonly formId: string | undefined; readonly base: string }) => {
   const { server, boards, options } = props.data
-  const [draft, setDraft] = useState<Draft>(() => draftOf(props.data.form))
+  const draftFor = (form: Form): Draft => ({ ...draftOf(form), taskboard_board: shownBoard(form.taskboard_board, boards) })
+  const [draft, setDraft] = useState<Draft>(() => draftFor(props.data.form))
   const [saved, setSaved] = useState<Draft>(draft)
   const [problems, setProblems] = useState<ReadonlyArray<FieldProblem>>([])
   const [failure, setFailure] = useState<Failure | undefined>(undefined)
   const [busy, setBusy] = useState(false)
+  // What a save did, by the save button (Created is carried from the new form's editor); what a step change did.
   const [status, setStatus] = useState(() => {
     const said = carried
     carried = ""
     return said
   })
+  const [stepStatus, setStepStatus] = useState("")
   const dirty = JSON.stringify(draft) !== JSON.stringify(saved)
   const summary = useSaveGuards("form", failure, dirty)
 
-  // The form's board stays selectable even when the server's list no longer has it.
-  const boardChoices = boards.some((b) => b.id === draft.taskboard_board)
-    ? boards
-    : [{ id: draft.taskboard_board, name: draft.taskboard_board === BOARD_NO_TEAM.id ? BOARD_NO_TEAM.name : `Board ${draft.taskboard_board}` }, ...boards]
   const postable = server.channels.filter((c) => c.type === "GuildText" || c.type === "GuildNews")
   const channelOptions = postable.map((c) => ({ id: c.id, name: `#${c.name}` }))
   const roleOptions = server.roles.map((r) => ({ id: r.id, name: r.name.startsWith("@") ? r.name : `@${r.name}` }))
@@ -93,12 +93,23 @@ const Editor = (props: { readonly data: EditorData; readonly bot: string; readon
   ])
   const errors = errorsOf(problems, known)
 
-  const set = <K extends keyof Draft>(key: K, value: Draft[K]) => setDraft((d) => ({ ...d, [key]: value }))
+  /** An edited field's error goes at once; when none is left, so does the summary (the next save checks again). */
+  const fixed = (path: string) => {
+    if (!problems.some((p) => p.path !== undefined && fieldOf(p.path, known) === path)) return
+    const left = problems.filter((p) => p.path === undefined || fieldOf(p.path, known) !== path)
+    setProblems(left)
+    if (left.length === 0) setFailure(undefined)
+  }
+  const set = <K extends keyof Draft>(key: K, value: Draft[K]) => {
+    fixed(key)
+    setDraft((d) => ({ ...d, [key]: value }))
+  }
 
   const save = async (event: Event) => {
     event.preventDefault()
     setBusy(true)
     setStatus("")
+    setStepStatus("")
     setFailure(undefined)
     const body = bodyOf(draft)
     // The same schema the gateway decodes with, every problem at once; the server's own rules follow.
@@ -122,7 +133,7 @@ const Editor = (props: { readonly data: EditorData; readonly bot: string; readon
       return
     }
     setProblems([])
-    const next = draftOf(answer.success)
+    const next = draftFor(answer.success)
     setDraft(next)
     setSaved(next)
     if (props.formId === undefined) {
@@ -151,21 +162,32 @@ const Editor = (props: { readonly data: EditorData; readonly bot: string; readon
       h("div", { class: "flags" }, ...FORM_FLAGS.map((f) =>
         h("div", { key: f },
           h("label", { class: "check" },
-            h("input", { id: idOf(f), type: "checkbox", checked: draft.flags[f], ...invalid(f, errors), onChange: (e) => set("flags", { ...draft.flags, [f]: e.currentTarget.checked } as Record<FormFlag, boolean>) }),
+            h("input", {
+              id: idOf(f),
+              type: "checkbox",
+              checked: draft.flags[f],
+              ...invalid(f, errors),
+              onChange: (e) => {
+                fixed(f)
+                set("flags", { ...draft.flags, [f]: e.currentTarget.checked } as Record<FormFlag, boolean>)
+              }
+            }),
             " ", FLAG_LABELS[f]),
           h(ErrorText, { path: f, errors })))),
-      h(Field, { path: "taskboard_board", label: "Task board", errors },
+      h(Field, { path: "taskboard_board", label: "Task board", errors, ...(teamPaired(boards) ? {} : { hint: "Pair a task-board team with this server to choose a board." }) },
         h("select", { id: idOf("taskboard_board"), value: draft.taskboard_board, ...invalid("taskboard_board", errors), onChange: (e: Event) => set("taskboard_board", valueOf(e)) },
-          ...boardChoices.map((b) => h("option", { key: b.id, value: b.id }, b.name))))),
+          ...boardChoices(draft.taskboard_board, boards).map((b) => h("option", { key: b.id, value: b.id }, b.name))))),
     h(StepsEditor, {
       steps: draft.steps,
       errors,
       options,
-      status,
-      say: setStatus,
+      status: stepStatus,
+      say: setStepStatus,
       change: (f) => setDraft((d) => ({ ...d, steps: f(d.steps) })),
-      clearProblems: () => setProblems([])
+      clearProblems: () => setProblems([]),
+      fixed
     }),
+    h(StatusLine, { text: status }),
     h("div", { class: "form-actions" },
       h("button", { type: "submit", disabled: busy }, busy ? "Saving…" : props.formId === undefined ? "Create the form" : "Save changes"),
       h("a", { class: "button secondary", href: props.base }, "Back to the forms"),

@@ -5,7 +5,7 @@ import { Effect, Result } from "effect"
 import { BotId, FormId, ServerId } from "../http/client.ts"
 import type { Failure } from "./problems.ts"
 import { call } from "./session.ts"
-import { ErrorBox, Page, show, useLoad } from "./ui.ts"
+import { ErrorBox, Page, show, StatusLine, useLoad } from "./ui.ts"
 
 export const paramsOf = (bot: string, server: string) => ({ appClientId: BotId.make(bot), serverId: ServerId.make(server) })
 export const crumbs = (bot: string, server: string, name: string) => [
@@ -37,7 +37,7 @@ export const FormsList = (props: { readonly bot: string; readonly server: string
     crumbs: [...crumbs(props.bot, props.server, name), { label: "Forms" }],
     actions: h("a", { class: "button", href: `${base}/new` }, "New form")
   },
-  h("p", { role: "status", class: "notice-line" }, status),
+  h(StatusLine, { text: status }),
   failure === undefined ? null : h(ErrorBox, { failure }),
   show(data, "the forms", reload, ({ forms }) =>
     forms.forms.length === 0

@@ -5,18 +5,35 @@ import { newStep } from "./formDraft.ts"
 import type { Errors } from "./fields.ts"
 import { ErrorText, Field, idOf, invalid, valueOf } from "./fields.ts"
 
+/** The envelope's path of each field of a step (after `steps[i]`). */
+const STEP_PATH: Record<keyof DraftStep, string> = {
+  key: "",
+  type: ".type",
+  string: ".string",
+  answers: ".answers_validation",
+  min: ".char_limit",
+  max: ".char_limit",
+  alias: ".alias",
+  taskboard_mapping: ".taskboard_mapping"
+}
+
 export const StepsEditor = (props: {
   readonly steps: ReadonlyArray<DraftStep>
   readonly errors: Errors
   /** The task-board fields a step may map to. */
   readonly options: ReadonlyArray<string>
-  /** What the last change did, said to screen readers. */
+  /** What the last change of the steps did, said to screen readers. */
   readonly status: string
   readonly say: (status: string) => void
   readonly change: (f: (steps: ReadonlyArray<DraftStep>) => ReadonlyArray<DraftStep>) => void
   readonly clearProblems: () => void
+  /** A field was edited: its error goes (the next save says again if it is still wrong). */
+  readonly fixed: (path: string) => void
 }) => {
-  const setStep = (i: number, patch: Partial<DraftStep>) => props.change((steps) => steps.map((s, j) => (j === i ? { ...s, ...patch } : s)))
+  const setStep = (i: number, patch: Partial<DraftStep>) => {
+    for (const key of Object.keys(patch) as Array<keyof DraftStep>) props.fixed(`steps[${i}]${STEP_PATH[key]}`)
+    props.change((steps) => steps.map((s, j) => (j === i ? { ...s, ...patch } : s)))
+  }
   const move = (i: number, by: number) => {
     props.clearProblems()
     props.change((steps) => {
@@ -30,7 +47,8 @@ export const StepsEditor = (props: {
   return h("section", { "aria-labelledby": "sec-steps" },
     h("h2", { id: "sec-steps" }, `Steps (${props.steps.length})`),
     h(ErrorText, { path: "steps", errors: props.errors }),
-    h("p", { role: "status", class: "notice-line" }, props.status),
+    // Said to screen readers only: a sighted person sees the step move where they clicked.
+    h("p", { role: "status", class: "visually-hidden" }, props.status),
     h("ol", { class: "steps" }, ...props.steps.map((s, i) => {
       const at = (f: string) => `steps[${i}]${f}`
       return h("li", { key: String(s.key) },

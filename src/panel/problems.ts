@@ -52,6 +52,9 @@ export const waitInWords = (seconds: number): string => {
   return m === 0 ? plural(h, "hour") : `${plural(h, "hour")} ${plural(m, "minute")}`
 }
 
+/** The gateway's words already say how long to wait ("…; try again in 60 seconds.", "…; retry after 12 s."). */
+const NAMES_THE_WAIT = /(try again in|retry after) \d/i
+
 /** The failure of a call through the typed client, whatever it was. */
 export const toFailure = (error: unknown): Failure => {
   if (isEnvelopeError(error)) {
@@ -64,9 +67,13 @@ export const toFailure = (error: unknown): Failure => {
     const said = problems.map((p) => p.message).join(" ")
     if (status === 429) {
       const wait = typeof retry === "number" ? retry : 60
-      return { status, message: `Too many requests. Try again in ${waitInWords(wait)}. (${said})`, problems, retryAfter: wait }
+      // The gateway's own words name the wait already ("…; try again in 60 seconds."): said once.
+      const message = NAMES_THE_WAIT.test(said)
+        ? `Too many requests: ${said}`
+        : `Too many requests. ${said === "" ? "" : `${said} `}Try again in ${waitInWords(wait)}.`
+      return { status, message, problems, retryAfter: wait }
     }
-    if (status === 503 && typeof retry === "number") {
+    if (status === 503 && typeof retry === "number" && !NAMES_THE_WAIT.test(said)) {
       return { status, message: `${said} Try again in ${waitInWords(retry)}.`, problems, retryAfter: retry }
     }
     return { status, message: said === "" ? `The gateway refused the request (${error._tag}).` : said, problems }

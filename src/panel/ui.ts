@@ -18,10 +18,11 @@ export const Page = (props: { readonly title: string; readonly crumbs: ReadonlyA
   const [failure, setFailure] = useState<string | undefined>(undefined)
   useEffect(() => {
     document.title = `${props.title} · Gateway control panel`
-    heading.current?.focus()
+    // Not scrolled to: a message the screen shows on arrival ("Created the form") may be lower down (StatusLine).
+    heading.current?.focus({ preventScroll: true })
   }, [props.title])
   return h("div", { class: "frame" },
-    h("a", { class: "skip", href: "#main" }, "Skip to content"),
+    h("a", { class: "skip-link", href: "#main" }, "Skip to content"),
     h("header", { class: "top" },
       h("a", { class: "brand", href: "/app" }, "Gateway control panel"),
       auth.value.kind === "signedIn"
@@ -49,9 +50,28 @@ export const Page = (props: { readonly title: string; readonly crumbs: ReadonlyA
 
 export const Loading = (props: { readonly what: string }) => h("p", { class: "muted", role: "status" }, `Loading ${props.what}…`)
 
-/** An API failure in words, with a way to try again. */
+/**
+ * A message that answers what the person just did, brought into view when it appears or changes: it
+ * may be rendered far from where they are looking (below the fold after a save, or on the next screen).
+ */
+export const useInView = <E extends HTMLElement>(shown: unknown) => {
+  const ref = useRef<E>(null)
+  useEffect(() => {
+    const el = ref.current
+    if (shown === "" || shown === undefined || el === null) return
+    const box = el.getBoundingClientRect()
+    if (box.top < 0 || box.bottom > innerHeight) el.scrollIntoView({ block: "center" })
+  }, [shown])
+  return ref
+}
+
+/** What an action did ("Saved the form …"), said to screen readers and kept in view; hidden while empty. */
+export const StatusLine = (props: { readonly text: string }) =>
+  h("p", { role: "status", class: "notice-line", ref: useInView<HTMLParagraphElement>(props.text) }, props.text)
+
+/** An API failure in words, with a way to try again; brought into view when it appears. */
 export const ErrorBox = (props: { readonly failure: Failure; readonly retry?: () => void }) =>
-  h("div", { class: "error", role: "alert" },
+  h("div", { class: "error", role: "alert", ref: useInView<HTMLDivElement>(props.failure) },
     h("p", null, props.failure.message),
     props.retry === undefined ? null : h("button", { type: "button", class: "secondary", onClick: props.retry }, "Try again"))
 

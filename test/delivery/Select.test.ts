@@ -35,9 +35,9 @@ describe("selectForFeed: one feed's decisions", () => {
       expected: [["a", "post", []], ["b", "post", []], ["c", "post", []]]
     },
     {
-      name: "equal times keep the source's order; an id served twice counts once",
+      name: "equal times: the one the source lists later is the older (newest listed first); an id served twice counts once",
       items: [item("x", 5), item("y", 5), item("x", 1)],
-      expected: [["x", "post", []], ["y", "post", []]]
+      expected: [["y", "post", []], ["x", "post", []]]
     },
     {
       name: "the age cut-off: older than FEED_MAX_ITEM_AGE_HOURS is skipped, just younger posted",
@@ -203,5 +203,14 @@ describe("oldestFirst", () => {
     const updated = rss({ id: "u", publishedAt: minutesAgo(100), eventAt: minutesAgo(1) })
     const fresh = rss({ id: "f", publishedAt: minutesAgo(5), eventAt: minutesAgo(5) })
     expect(oldestFirst([updated, fresh, rss({ id: "u", eventAt: minutesAgo(50), publishedAt: minutesAgo(50) })]).map((i) => i.id)).toEqual(["f", "u"])
+  })
+
+  it("items of the same second go by the source's order, newest listed first: the one listed later is the older", () => {
+    const second = minutesAgo(3)
+    const [a, b, c] = ["a", "b", "c"].map((id) => rss({ id, eventAt: second, publishedAt: second }))
+    const older = rss({ id: "o", eventAt: minutesAgo(10), publishedAt: minutesAgo(10) })
+    // As a feed serves them: c (the newest), b, a, then the older item.
+    expect(oldestFirst([c!, b!, a!, older]).map((i) => i.id)).toEqual(["o", "a", "b", "c"])
+    expect(oldestFirst([c!, b!, a!, older]).at(-1)?.id, "the newest is the one listed first").toBe("c")
   })
 })

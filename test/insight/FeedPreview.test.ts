@@ -47,7 +47,12 @@ describe("buildPreview", () => {
     ])
     const skipped = got.items[1]!
     const message = render(items(3)[1]!, feed.options, feed.defaults)
-    assert.deepStrictEqual(skipped.message, { content: message.content, username: message.username ?? null, avatar_url: message.avatar_url ?? null })
+    assert.deepStrictEqual(skipped.message, {
+      content: message.content,
+      username: message.username ?? null,
+      avatar_url: message.avatar_url ?? null,
+      allowed_mentions: { parse: [] }
+    }, "the body the webhook gets, allowed_mentions included")
     assert.deepInclude(skipped, { title: "Other 1", url: "https://news.test/1", published_at: minutesAgo(1).toISOString() })
   })
 

@@ -97,5 +97,6 @@ export const baselined = (m: string, id: string) =>
 export const asPreviewMessage = (body: Record<string, unknown>) => ({
   content: body["content"],
   username: body["username"] ?? null,
-  avatar_url: body["avatar_url"] ?? null
+  avatar_url: body["avatar_url"] ?? null,
+  allowed_mentions: body["allowed_mentions"]
 })

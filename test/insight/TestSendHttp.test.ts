@@ -56,7 +56,8 @@ for (const db of dbKinds) {
         assert.deepStrictEqual(asPreviewMessage(messages[0]!.body), {
           content: "New item found in Sandbox feed insight-send!\nhttps://example.com/insight/newest",
           username: "Tester",
-          avatar_url: null
+          avatar_url: null,
+          allowed_mentions: { parse: [] }
         })
 
         const logs = yield* call("GET", `/api/v1/bots/${BOT2_ID}/servers/${S1_ID}/logs?module=rss`)
@@ -137,6 +138,22 @@ for (const db of dbKinds) {
         assert.match(failing.headers.get("retry-after") ?? "", /^\d+$/)
         assert.include(failing.body.errors[0].message, "The feed's source could not be read now")
         assert.strictEqual((yield* call("GET", path("abc", "deliveries"))).status, 400)
+      }))
+
+    it.effect("two items of the same second: the preview's newest and the test message's item are the one published last", () =>
+      Effect.gen(function*() {
+        const app = yield* TestApp
+        const second = new Date(Math.floor(Date.now() / 1000) * 1000 - 5_000).toISOString()
+        yield* publish("rss", "insight-tie", { type: "post", title: "Tie, published first", url: "https://example.com/tie/first", published_at: second })
+        const last = yield* publish("rss", "insight-tie", { type: "post", title: "Tie, published last", url: "https://example.com/tie/last", published_at: second })
+        const feed = yield* createFeed("rss", { feed_identifier: `${app.url}/sandbox/rss/insight-tie.xml`, webhook_channel: channelId(1, CHANNEL_INDEX.text) })
+        const preview = (yield* call("GET", path(feed.id, "preview"))).body.items as Array<any>
+        assert.deepStrictEqual(preview.map((i) => i.title), ["Tie, published last", "Tie, published first"], "newest first")
+        assert.strictEqual(preview[0].id, last.id)
+        const sent = yield* call("POST", path(feed.id, "test"))
+        assert.strictEqual(sent.status, 200, JSON.stringify(sent.body))
+        const message = (yield* inbox).find((m) => m.id === sent.body.message_id)
+        assert.include(String(message?.body["content"]), "https://example.com/tie/last", "the test message sends the newest")
       }))
   })
 }

@@ -56,6 +56,16 @@ layer(
       assert.strictEqual((yield* raw({}, "/app/assets/app-0000000000000000.js")).status, 404)
     }))
 
+  it.effect("/favicon.ico, asked for by every page, is a 32×32 icon", () =>
+    Effect.gen(function*() {
+      const res = yield* raw({}, "/favicon.ico")
+      assert.strictEqual(res.status, 200)
+      assert.strictEqual(res.headers.get("content-type"), "image/x-icon")
+      const bytes = new Uint8Array(yield* Effect.promise(() => res.arrayBuffer()))
+      assert.deepStrictEqual([...bytes.subarray(0, 8)], [0, 0, 1, 0, 1, 0, 32, 32], "ICONDIR: an icon, one image, 32×32")
+      assert.strictEqual(bytes.length, 6 + 16 + 40 + 32 * 32 * 4 + 32 * 4)
+    }))
+
   it.effect.skipIf(CHROMIUM === undefined)("in Chromium: sign in, navigate, create, edit and delete a form, session end, sign out", () =>
     Effect.gen(function*() {
       const app = yield* TestApp
@@ -137,6 +147,7 @@ layer(
         await page.getByRole("button", { name: "Remove step 2" }).click()
         await page.getByRole("button", { name: "Move step 2 up" }).click()
         violations.push(...await axe(page, "editor"))
+        await page.evaluate(() => window.scrollTo(0, 0))
         await shot(page, "form-editor")
         await page.getByRole("button", { name: "Create the form" }).click()
         await page.getByText("Created the form “Applications”.").waitFor()

@@ -9,8 +9,15 @@ const Instant = Schema.String.annotate({ description: "UTC ISO 8601", format: "d
 export const PreviewMessage = Schema.Struct({
   content: Schema.String.annotate({ description: "The message text, exactly as the webhook would get it" }),
   username: Schema.NullOr(Schema.String).annotate({ description: "The name the message is posted under; null: the webhook's own" }),
-  avatar_url: Schema.NullOr(Schema.String).annotate({ description: "The avatar the message is posted with; null: the webhook's own" })
-}).annotate({ identifier: "PreviewMessage" })
+  avatar_url: Schema.NullOr(Schema.String).annotate({ description: "The avatar the message is posted with; null: the webhook's own" }),
+  allowed_mentions: Schema.Struct({
+    parse: Schema.Array(Schema.String),
+    roles: Schema.optionalKey(Schema.Array(Schema.String))
+  }).annotate({ description: "Who the message may ping, as the webhook gets it: `{\"parse\": []}`, text from a source pings no one" })
+}).annotate({
+  identifier: "PreviewMessage",
+  description: "The body the webhook gets, key for key (a name or avatar it does not get is null here)"
+})
 
 export const PreviewItem = Schema.Struct({
   id: Schema.String.annotate({ description: "The item's id at its source (the dedup key)" }),

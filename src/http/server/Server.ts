@@ -4,6 +4,7 @@ import { Context, Effect, Layer } from "effect"
 import type { Scope } from "effect"
 import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
 import { MODULES } from "../../services/platform/Modules.ts"
+import { faviconIco } from "./Favicon.ts"
 import { drain, makeEdge, ServerLimits } from "./NodeEdge.ts"
 
 /** /docs: Scalar and the document, served locally, compressed and cacheable (DocsPage.ts). */
@@ -12,8 +13,14 @@ export { DocsRoutes } from "./DocsPage.ts"
 const icon = (letter: string, hue: number) =>
   `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64"><rect width="64" height="64" rx="14" fill="hsl(${hue},60%,45%)"/><text x="32" y="42" font-family="sans-serif" font-size="30" text-anchor="middle" fill="#fff">${letter}</text></svg>`
 
-/** The `image` of each module in the modules list. */
+/** The `image` of each module in the modules list, and the gateway's icon (Favicon.ts). */
 export const AssetRoutes = HttpRouter.use(Effect.fn(function*(router) {
+  const favicon = faviconIco()
+  yield* router.add(
+    "GET",
+    "/favicon.ico",
+    HttpServerResponse.uint8Array(favicon, { contentType: "image/x-icon", headers: { "cache-control": "public, max-age=86400" } })
+  )
   for (const [i, m] of MODULES.entries()) {
     const body = icon(m.full_name[0]!, i * 50)
     yield* router.add(

@@ -38,7 +38,8 @@ export interface PreviewInput {
 export const previewMessage = (m: WebhookMessage): PreviewItem["message"] => ({
   content: m.content,
   username: m.username ?? null,
-  avatar_url: m.avatar_url ?? null
+  avatar_url: m.avatar_url ?? null,
+  allowed_mentions: m.allowed_mentions
 })
 
 export const buildPreview = (input: PreviewInput): FeedPreview => {

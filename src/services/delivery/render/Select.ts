@@ -64,13 +64,17 @@ export const BEFORE_CREATION = "from before the feed was created"
 export const capReason = (cap: number) => `over the per-poll cap of ${cap}`
 export const ALREADY_POSTED = "already posted"
 
-/** The items once each (the first of an id wins), oldest first by `eventAt`; ties keep their order. */
+/**
+ * The items once each (the first of an id wins), oldest first by `eventAt`. Items of the same instant
+ * (feed dates have whole seconds: two posts of one second tie) go by the source's order, which lists
+ * the newest first (RSS, Atom and every API polled): the one listed later is the older.
+ */
 export const oldestFirst = (items: ReadonlyArray<Item>): ReadonlyArray<Item> => {
   const ids = new Set<string>()
   const unique = items.filter((item) => (ids.has(item.id) ? false : (ids.add(item.id), true)))
   return unique
     .map((item, index) => ({ item, index }))
-    .sort((a, b) => a.item.eventAt.getTime() - b.item.eventAt.getTime() || a.index - b.index)
+    .sort((a, b) => a.item.eventAt.getTime() - b.item.eventAt.getTime() || b.index - a.index)
     .map(({ item }) => item)
 }
 
