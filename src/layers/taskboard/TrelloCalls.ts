@@ -55,7 +55,12 @@ const headerNumber = (headers: Readonly<Record<string, string>>, name: string): 
   return Number.isFinite(n) && n >= 0 ? n : undefined
 }
 
-interface Window { remaining: number | undefined; resetAt: number }
+/**
+ * A token's window as this client knows it: requests left, when it ends at the latest, the token's
+ * limit and interval (from Trello's headers). `confirmed` is false for a window this client opened
+ * itself when the last one ended: the first answer in it fixes its end.
+ */
+interface Window { remaining: number | undefined; resetAt: number; max: number | undefined; interval: number; confirmed: boolean }
 
 export const makeTrelloCalls = (options: TrelloCallsOptions) =>
   Effect.gen(function*() {
@@ -67,8 +72,11 @@ export const makeTrelloCalls = (options: TrelloCallsOptions) =>
     /** Takes one request from the token's window, or says how long to wait for the next window. */
     const take = (id: string, now: number): number => {
       const w = windows.get(id)
-      if (w === undefined || now >= w.resetAt) {
-        windows.delete(id)
+      if (w === undefined) return 0
+      if (now >= w.resetAt) {
+        // A new window: when the limit is known, only that many go before the first answer fixes its end.
+        if (w.max === undefined) windows.delete(id)
+        else windows.set(id, { remaining: w.max - 1, resetAt: now + w.interval, max: w.max, interval: w.interval, confirmed: false })
         return 0
       }
       if (w.remaining === undefined || w.remaining > 0) {
@@ -82,12 +90,19 @@ export const makeTrelloCalls = (options: TrelloCallsOptions) =>
       const remaining = headerNumber(headers, "x-rate-limit-api-token-remaining")
       if (remaining === undefined) return
       const interval = headerNumber(headers, "x-rate-limit-api-token-interval-ms") ?? DEFAULT_INTERVAL_MS
+      const max = headerNumber(headers, "x-rate-limit-api-token-max")
       const w = windows.get(id)
-      if (w === undefined || now >= w.resetAt) windows.set(id, { remaining, resetAt: now + interval })
-      else w.remaining = Math.min(remaining, w.remaining ?? remaining)
+      if (w === undefined || now >= w.resetAt) windows.set(id, { remaining, resetAt: now + interval, max, interval, confirmed: true })
+      else {
+        w.remaining = Math.min(remaining, w.remaining ?? remaining)
+        if (!w.confirmed) Object.assign(w, { resetAt: now + interval, confirmed: true })
+      }
     }
 
-    const block = (id: string, until: number) => void windows.set(id, { remaining: 0, resetAt: until })
+    const block = (id: string, until: number) => {
+      const w = windows.get(id)
+      windows.set(id, { remaining: 0, resetAt: until, max: w?.max, interval: w?.interval ?? DEFAULT_INTERVAL_MS, confirmed: true })
+    }
 
     const tooLong = (waitMs: number) =>
       fail("unavailable", `Trello's rate limit asks for a wait of ${Math.ceil(waitMs / 1000)} s; retry later.`, {
