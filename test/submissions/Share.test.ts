@@ -57,6 +57,7 @@ describe("the public summary, Discord share mode", () => {
     ["color_hex is the embed's colour", { color_hex: "#FF0010" }, (m: ReturnType<typeof summaryMessage>) => expect(m.embeds[0]?.color).toBe(0xff0010)],
     ["a colour that is not #rrggbb is 0", { color_hex: "ff0010" }, (m: ReturnType<typeof summaryMessage>) => expect(m.embeds[0]?.color).toBe(0)],
     ["a colour with a tail is 0", { color_hex: "#ff0010x" }, (m: ReturnType<typeof summaryMessage>) => expect(m.embeds[0]?.color).toBe(0)],
+    ["a colour with a head is 0", { color_hex: "x#ff0010" }, (m: ReturnType<typeof summaryMessage>) => expect(m.embeds[0]?.color).toBe(0)],
     ["a colour that is not hex is 0", { color_hex: "#ff00g0" }, (m: ReturnType<typeof summaryMessage>) => expect(m.embeds[0]?.color).toBe(0)]
   ])("%s", (_, form, check) => check(summaryMessage(input(form))))
 
@@ -147,7 +148,7 @@ describe("the card", () => {
       { step_id: "u1", string: "G", alias: "", taskboard_mapping: "Attachment" as const },
       { step_id: "u2", string: "H", alias: "", taskboard_mapping: "Attachment" as const }
     ]
-    const answers = { t1: " First ", t2: "Second", l1: " Later ", l2: "Now", g1: "Bug", g2: ["Bug", "Priority: low", ""], u1: "https://a.io/x", u2: "https://a.io/x\nHTTP://b.io/y" }
+    const answers = { t1: " First ", t2: "Second", l1: " Later ", l2: "Now", g1: " Bug ", g2: ["Bug", "Priority: low", "", "  "], u1: "https://a.io/x", u2: "https://a.io/x\nHTTP://b.io/y" }
     expect(cardPlan(input({ steps }, { answers, priority: "low" }))).toStrictEqual({
       name: "First", desc: "", list_name: "Later", label_names: ["Bug", "Priority: low"], attachment_urls: ["https://a.io/x", "HTTP://b.io/y"]
     })
@@ -156,6 +157,10 @@ describe("the card", () => {
     const steps = [{ step_id: "u", string: "U", alias: "", taskboard_mapping: "Attachment" as const }]
     const plan = cardPlan(input({ steps }, { answers: { u: ["scan.pdf", "ftp://a.io/f", "xhttps://a.io/z", "https://a.io/<z>", "https://", "https://ok.io/1"] } }))
     expect(plan.attachment_urls).toStrictEqual(["https://ok.io/1"])
+  })
+  it("a URL in another mapping's answer is not attached", () => {
+    const plan = cardPlan(input({}, { answers: { s2: "see https://x.io/desc", s7: "https://x.io/other", s1: "https://x.io/title" } }))
+    expect(plan.attachment_urls).toStrictEqual([])
   })
   it("unmapped steps are on no card; the card does not depend on the summary flags", () => {
     const flags = { anonymize: true, highlight_attachments: true, extended_embed: true, disable_upvote: true, disable_downvote: true, taskboard_integration: true }
@@ -203,6 +208,31 @@ describe("limits", () => {
     const over = summaryMessage(input({ steps: edge.steps }, { answers: { ...edge.answers, q5: `${last}w` } })).embeds[0]
     expect(over?.fields).toHaveLength(5)
   })
+  it("the Attachments field's room is kept before the answers fill the embed", () => {
+    const { answers, steps } = many(10, "v".repeat(1024))
+    const withFile = [...steps, { step_id: "f", string: "File", alias: "", taskboard_mapping: "Attachment" as const }]
+    const [embed] = summaryMessage(input({ steps: withFile, highlight_attachments: true }, { answers: { ...answers, f: "https://a.io/f" } })).embeds
+    const fields = embed?.fields ?? []
+    const total = (embed?.title.length ?? 0) + (embed?.author?.name.length ?? 0) + fields.reduce((n, f) => n + f.name.length + f.value.length, 0)
+    expect(total).toBeLessThanOrEqual(6000)
+    expect(fields.map((f) => f.name)).toStrictEqual(["Question 0", "Question 1", "Question 2", "Question 3", "Question 4", "Attachments"])
+
+    // An answer that would just fit without the Attachments field is left out with it.
+    const edge = many(6, "v".repeat(1024))
+    const last = "w".repeat(6000 - 16 - 5 - 5 * 1034 - 10)
+    const file = { step_id: "f", string: "File", alias: "", taskboard_mapping: "Attachment" as const }
+    const near = summaryMessage(input({ steps: [...edge.steps, file], highlight_attachments: true }, { answers: { ...edge.answers, q5: last, f: "https://a.io/f" } }))
+    expect(near.embeds[0]?.fields.map((f) => f.name)).toStrictEqual(["Question 0", "Question 1", "Question 2", "Question 3", "Question 4", "Attachments"])
+  })
+  it("in task-board mode the card link counts toward the 6,000 too", () => {
+    const edge = many(6, "v".repeat(1024))
+    const link = `[View the card](${CARD_URL})`
+    // title 16 + link + author 5 + 5 × 1034 + the last field (10 + its value) = 6000 exactly.
+    const last = "w".repeat(6000 - 16 - link.length - 5 - 5 * 1034 - 10)
+    const board = { steps: edge.steps, taskboard_integration: true, extended_embed: true }
+    expect(summaryMessage(input(board, { answers: { ...edge.answers, q5: last } })).embeds[0]?.fields).toHaveLength(6)
+    expect(summaryMessage(input(board, { answers: { ...edge.answers, q5: `${last}w` } })).embeds[0]?.fields).toHaveLength(5)
+  })
   it("the card's name and description are cut at Trello's 16,384 characters", () => {
     const plan = cardPlan(input({}, { answers: { s1: "n".repeat(20000), s2: "d".repeat(20000) } }))
     expect([...plan.name]).toHaveLength(16384)
@@ -214,6 +244,8 @@ describe("vote custom ids", () => {
   it("round-trip, and anything else is not a vote", () => {
     expect(parseVoteCustomId(voteCustomId("up", "s-1"))).toStrictEqual({ direction: "up", submissionId: "s-1" })
     expect(parseVoteCustomId(voteCustomId("down", "a:b"))).toStrictEqual({ direction: "down", submissionId: "a:b" })
-    for (const other of ["share:vote:sideways:s", "share:vote:up:", "xshare:vote:up:s", "review:pass:s"]) expect(parseVoteCustomId(other)).toBeUndefined()
+    for (const other of ["share:vote:sideways:s", "share:vote:up:", "xshare:vote:up:s", "review:pass:s", "share:vote:up:s\nx"]) {
+      expect(parseVoteCustomId(other)).toBeUndefined()
+    }
   })
 })

@@ -114,7 +114,9 @@ const isUrl = (s: string) => /^https?:\/\/[^\s<>]+$/i.test(s)
 const nameOf = (step: ShareStep) => (step.alias.trim() === "" ? step.string : step.alias)
 
 /** The URLs among an Attachment answer's words (an upload step may hold several). */
-const urlsOf = (answer: ShareAnswer) => valuesOf(answer).flatMap((v) => v.split(/\s+/)).filter(isUrl)
+const urlsOf = (answer: ShareAnswer) =>
+  // Stryker disable next-line ArrayDeclaration: valuesOf keeps only values with a non-space character, so match is never null.
+  valuesOf(answer).flatMap((v) => v.match(/\S+/g) ?? []).filter(isUrl)
 
 /** The card to create on the board (task-board mode). */
 export const cardPlan = (input: ShareInput): CardPlan => {
