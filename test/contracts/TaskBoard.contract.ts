@@ -90,6 +90,9 @@ export const taskBoardContract = <E, R>(name: string, boardLayer: Layer.Layer<Ta
         assert.match(card.url, /^https:\/\/trello\.com\/c\/[A-Za-z0-9]+\/\d+-dark-mode$/)
         assert.match(card.shortUrl, /^https:\/\/trello\.com\/c\/[A-Za-z0-9]+$/)
         assert.deepInclude(yield* board.attachUrl(server, card.id, "https://cdn.example/a.png"), { url: "https://cdn.example/a.png" })
+        // Listed on its board with its description, as made (how a lost answer is recognised).
+        const listed = (yield* board.cards(server, ROADMAP)).find((c) => c.id === card.id)
+        assert.deepStrictEqual(listed, { ...card, desc: "Why: eyes" })
       }))
 
     it.effect("failures that will not heal: no pairing, a board, list or card unknown, values refused", () =>
@@ -115,6 +118,7 @@ export const taskBoardContract = <E, R>(name: string, boardLayer: Layer.Layer<Ta
         const card = yield* board.createCard(server, { idList: APPLICATIONS_LIST, name: "z", desc: "", idLabels: [URGENT] })
         yield* fixture.deleteBoard(APPLICATIONS)
         assert.deepStrictEqual(yield* failed(board.lists(server, APPLICATIONS)), ["not_found", false])
+        assert.deepStrictEqual(yield* failed(board.cards(server, APPLICATIONS)), ["not_found", false])
         assert.deepStrictEqual(yield* failed(board.createLabel(server, APPLICATIONS, "x")), ["not_found", false])
         assert.deepStrictEqual(yield* failed(board.createCard(server, { idList: APPLICATIONS_LIST, name: "z", desc: "", idLabels: [] })), ["not_found", false])
         assert.deepStrictEqual(yield* failed(board.attachUrl(server, card.id, "https://a.io")), ["not_found", false])

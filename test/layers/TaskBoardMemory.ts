@@ -100,6 +100,18 @@ export const taskBoardMemoryWithStore = (seed: TaskBoardSeed, store = new TaskBo
           shortUrl: `https://trello.com/c/${created.shortLink}`
         })
       }),
+    cards: (serverId, boardId) =>
+      paired(serverId, () =>
+        board(boardId, () =>
+          store.cards.filter((c) => c.idBoard === boardId).map((c) => ({
+            id: c.id,
+            name: c.name,
+            desc: c.desc,
+            idList: c.idList,
+            idLabels: c.idLabels,
+            url: cardUrl(c),
+            shortUrl: `https://trello.com/c/${c.shortLink}`
+          })))),
     attachUrl: (serverId, cardId, url) =>
       paired(serverId, () => {
         if (!isId(cardId)) return failure("invalid", 400, "Trello refused the request (400: invalid id).")
@@ -127,5 +139,6 @@ export const boardWritesUnpaired = {
   createList: unpaired,
   createLabel: unpaired,
   createCard: unpaired,
+  cards: unpaired,
   attachUrl: unpaired
 }

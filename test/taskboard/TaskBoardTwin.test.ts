@@ -98,6 +98,10 @@ layer(twinLayer(), { excludeTestServices: true })("Trello twin: cards and attach
       ])
       const labels = yield* trelloCall("GET", `/1/boards/${ROADMAP}/labels`)
       assert.strictEqual(labels.json.find((l: { id: string }) => l.id === BUG_LABEL).uses, 2)
+      // GET /1/boards/{id}/cards: the board's cards in Trello's card shape, oldest first.
+      const listed = yield* trelloCall("GET", `/1/boards/${ROADMAP}/cards`)
+      assert.deepStrictEqual(listed.json.map((c: { name: string }) => c.name), ["Add dark mode", "Second"])
+      assert.deepStrictEqual(listed.json[0], { ...card.json, badges: { ...card.json.badges, attachments: 1 } })
     }))
 
   it.effect("a card's list and labels are checked: malformed 400, unknown list 404, another board's label 400, bad URL 400", () =>

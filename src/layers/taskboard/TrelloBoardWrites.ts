@@ -1,7 +1,8 @@
 /**
  * The board calls a shared submission needs, on Trello's REST API through the server's pairing:
  * `GET /1/boards/{id}/lists?filter=open`, `GET /1/boards/{id}/labels`, `POST /1/boards/{id}/lists`,
- * `POST /1/boards/{id}/labels`, `POST /1/cards` and `POST /1/cards/{id}/attachments`. Values go in
+ * `POST /1/boards/{id}/labels`, `POST /1/cards`, `GET /1/boards/{id}/cards` and
+ * `POST /1/cards/{id}/attachments`. Values go in
  * a JSON body (a card's text is personal data: never in a URL). Answers are decoded to the fields
  * the gateway uses; one of the wrong shape is a retryable failure (the caller's record decides).
  */
@@ -21,6 +22,7 @@ const Card = Schema.Struct({
   url: Schema.String,
   shortUrl: Schema.String
 })
+const ListedCard = Schema.Struct({ ...Card.fields, desc: Schema.String })
 const Attachment = Schema.Struct({ id: Schema.String, url: Schema.String })
 
 export interface BoardWritesOptions {
@@ -84,6 +86,10 @@ export const makeBoardWrites = (options: BoardWritesOptions) =>
         as(serverId, "TaskBoard.createCard", (p) =>
           call(p, "POST", "/1/cards", { idList: card.idList, name: card.name, desc: card.desc, idLabels: [...card.idLabels], pos: "bottom" })).pipe(
           Effect.flatMap(decode(Card))
+        ),
+      cards: (serverId: string, boardId: string) =>
+        as(serverId, "TaskBoard.cards", (p) => call(p, "GET", `${board(boardId)}/cards`)).pipe(
+          Effect.flatMap(decode(Schema.Array(ListedCard)))
         ),
       attachUrl: (serverId: string, cardId: string, url: string) =>
         as(serverId, "TaskBoard.attachUrl", (p) => call(p, "POST", `/1/cards/${encodeURIComponent(cardId)}/attachments`, { url })).pipe(

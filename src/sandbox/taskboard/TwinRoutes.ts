@@ -125,6 +125,13 @@ const createCard = route("POST", "/1/cards", Effect.gen(function*() {
   return json(cardJson(card, store.labels))
 }))
 
+/** `GET /1/boards/{id}/cards`: the board's cards (Trello's default filter "visible": every card here, none is archived). */
+const boardCards = route("GET", "/1/boards/:id/cards", Effect.gen(function*() {
+  const store = yield* TaskBoardState
+  const id = yield* param("id")
+  return boardFrom(store, id) ?? json(store.cards.filter((c) => c.idBoard === id).map((c) => cardJson(c, store.labels)))
+}))
+
 const attach = route("POST", "/1/cards/:id/attachments", Effect.gen(function*() {
   const store = yield* TaskBoardState
   const id = yield* param("id")
@@ -141,4 +148,4 @@ const attach = route("POST", "/1/cards/:id/attachments", Effect.gen(function*() 
   return json(attachmentJson(attachment))
 }))
 
-export const TaskBoardTwinRoutes = [lists, createList, labels, createBoardLabel, createLabel, createCard, attach] as const
+export const TaskBoardTwinRoutes = [lists, createList, labels, createBoardLabel, createLabel, createCard, boardCards, attach] as const

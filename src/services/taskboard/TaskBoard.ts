@@ -21,6 +21,8 @@ export interface TaskCard {
   readonly url: string
   readonly shortUrl: string
 }
+/** A card as listed on its board, with its description (to recognise a card already made). */
+export interface TaskCardListed extends TaskCard { readonly desc: string }
 export interface NewCard {
   readonly idList: string
   readonly name: string
@@ -60,5 +62,10 @@ export class TaskBoard extends Context.Service<TaskBoard, {
   /** A new label without colour. */
   readonly createLabel: (serverId: string, boardId: string, name: string) => Effect.Effect<TaskLabel, TaskBoardError>
   readonly createCard: (serverId: string, card: NewCard) => Effect.Effect<TaskCard, TaskBoardError>
+  /**
+   * The board's cards, oldest first: after a create whose answer was lost (a time-out, a 5xx, a
+   * worker stopped before recording it) the caller looks here before creating again.
+   */
+  readonly cards: (serverId: string, boardId: string) => Effect.Effect<ReadonlyArray<TaskCardListed>, TaskBoardError>
   readonly attachUrl: (serverId: string, cardId: string, url: string) => Effect.Effect<TaskAttachment, TaskBoardError>
 }>()("gateway/TaskBoard") {}
