@@ -31,4 +31,12 @@ describe("Private answers are shared nowhere", () => {
     expect(shared).not.toContain("Label-ish")
     expect(shared).toContain("Shown")
   })
+  it("anonymize: the member's name, id and avatar are in no summary, in either mode", () => {
+    for (const taskboard_integration of [false, true]) {
+      const shared = JSON.stringify(summaryMessage(input({ anonymize: true, extended_embed: true, taskboard_integration })))
+      for (const trace of ["Alice", "100000000000000001", "avatar.png"]) expect(shared, trace).not.toContain(trace)
+      expect(shared).toContain("Dark mode")
+    }
+    expect(JSON.stringify(summaryMessage(input()))).toContain("Alice")
+  })
 })
