@@ -52,6 +52,8 @@ export const targets = {
   "src/http/edge/RateLimit.ts": ["test/api/RateLimitOutageCounts.test.ts", "test/api/RateLimit.test.ts"],
   "src/layers/infra/RateLimitCarryRedis.ts": ["test/api/RateLimitCarryRedis.test.ts"],
   // When sources are polled: a first poll once, a refresh always, the keyed "now" poll and its re-read.
+  // What an accepted submission shares (#33): a Private answer in no summary and on no card rides on it.
+  "src/services/submissions/Share.ts": ["test/submissions/Share.test.ts", "test/submissions/SharePrivacy.test.ts"],
   "src/services/delivery/DeliveryScheduling.ts": ["test/delivery/Scheduling.test.ts", "test/delivery/StartAfterOutage.test.ts", "test/delivery/PollNow.test.ts", "test/delivery/PollNowRace.test.ts", "test/delivery/PollSlot.test.ts", "test/delivery/DeliverySteps.test.ts", "test/delivery/DeliveryWorkers.test.ts"]
 }
 

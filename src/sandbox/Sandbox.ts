@@ -17,6 +17,8 @@ import { sandboxOrigin } from "./Origin.ts"
 import { sourcesListing } from "./sources/Seed.ts"
 import { SourcesRoutes } from "./sources/Sources.ts"
 import { SourceState } from "./sources/Store.ts"
+import { taskBoardListing } from "./taskboard/Inspect.ts"
+import { TaskBoardState } from "./taskboard/State.ts"
 
 export { type BucketSize, defaultSandboxConfig, SandboxConfig, type SandboxConfigShape } from "./DiscordConfig.ts"
 /** Base path of the Discord API v10 fake (the gateway's Discord client base URL is origin + this) and
@@ -101,19 +103,20 @@ const IndexRoute = sandboxRoute(
       },
       sources: { ...listing, rss: [...listing.rss, ...created.map((name) => `${base}/sandbox/rss/${name}.xml`)] },
       events: "POST /sandbox/sources/{module}/{identifier}/events (identifier URL-encoded as listed; for rss the feed's short name)",
+      taskboard: taskBoardListing(yield* TaskBoardState),
       routes: CONTROL_ROUTES
     })
   })
 )
 
 const AllRoutes = Layer.mergeAll(ControlRoutes, IndexRoute, DiscordRoutes, SourcesRoutes)
-const States = Layer.mergeAll(SandboxState.layer, DiscordState.layer, SourceState.layer)
+const States = Layer.mergeAll(SandboxState.layer, DiscordState.layer, SourceState.layer, TaskBoardState.layer)
 
 /** Every `/sandbox` route, with its own in-memory state. Merge into the gateway's router. */
 export const SandboxRoutes: Layer.Layer<never, never, HttpRouter.HttpRouter> = AllRoutes.pipe(Layer.provide(States))
 
 /** The same routes, also exposing their state (for tests that inspect or drive it directly). */
-export const SandboxRoutesWithState: Layer.Layer<SandboxState | DiscordState | SourceState, never, HttpRouter.HttpRouter> = AllRoutes
+export const SandboxRoutesWithState: Layer.Layer<SandboxState | DiscordState | SourceState | TaskBoardState, never, HttpRouter.HttpRouter> = AllRoutes
   .pipe(Layer.provideMerge(States))
 
 /** A running sandbox, for tests: its origin, e.g. `http://127.0.0.1:41234`. */

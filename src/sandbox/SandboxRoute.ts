@@ -8,6 +8,7 @@ import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Context, Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { bucketHash } from "./DiscordState.ts"
+import { isTrelloFault, isTrelloRoute, trelloFault } from "./taskboard/Faults.ts"
 
 /**
  * `slow`: the answer comes 3.5 s late (on the member player: the bot's answer counts as 3 s late).
@@ -94,6 +95,9 @@ export const defaultRouteName = (method: SandboxMethod, path: string): string =>
   `${method} ${path.replace(/:([A-Za-z0-9_]+)/g, "{$1}")}`
 
 const faultResponse = (fault: Fault, routeName: string): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  // The task-board twin's routes answer as Trello does.
+  const kind = fault.kind
+  if (isTrelloRoute(routeName) && isTrelloFault(kind)) return Effect.succeed(trelloFault(kind, fault.retryAfter))
   switch (fault.kind) {
     case "hang":
     case "cut":

@@ -8,6 +8,7 @@ import { AuditLogSql } from "../../src/layers/audit/AuditLogSql.ts"
 import type { ServerAccess } from "../../src/services/platform/Directory.ts"
 import type { FormData } from "../../src/services/forms/FormsRepo.ts"
 import { TaskBoard } from "../../src/services/taskboard/TaskBoard.ts"
+import { boardWritesUnpaired } from "../layers/TaskBoardMemory.ts"
 
 export const BOT = "900000000000000001"
 export const SERVER = "800000000000000001"
@@ -50,7 +51,8 @@ export const access = (serverId = SERVER, botId = BOT): ServerAccess => ({
 
 /** A task board paired with SERVER and OTHER_SERVER, not with UNPAIRED_SERVER. */
 export const TaskBoardFake = Layer.succeed(TaskBoard, TaskBoard.of({
-  boards: (serverId) => Effect.succeed(serverId === UNPAIRED_SERVER ? undefined : BOARDS)
+  boards: (serverId) => Effect.succeed(serverId === UNPAIRED_SERVER ? undefined : BOARDS),
+  ...boardWritesUnpaired
 }))
 
 /** Makes the next audit appends fail after their row was written (to prove the rollback). */

@@ -62,7 +62,7 @@ const control = (method: string, path: string, body?: unknown) =>
     })
   })
 
-const BOARDS_ROUTE = "GET /sandbox/taskboard/1/organizations/{teamId}/boards"
+const BOARDS_ROUTE = "GET /1/organizations/{teamId}/boards"
 const calls = Effect.map(control("GET", "/sandbox/stats"), (s: { calls: Record<string, number> }) => s.calls[BOARDS_ROUTE] ?? 0)
 const reset = control("DELETE", "/sandbox/stats")
 

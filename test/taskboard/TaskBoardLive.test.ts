@@ -33,7 +33,7 @@ const Env = Layer.unwrap(Effect.gen(function*() {
   Layer.provideMerge(CapturedLogs.layer)
 )
 
-const ROUTE = "GET /sandbox/taskboard/1/organizations/{teamId}/boards"
+const ROUTE = "GET /1/organizations/{teamId}/boards"
 
 layer(Env, { excludeTestServices: true })("TaskBoardTrello against the Trello twin", (it) => {
   it.effect("the paired sandbox server lists its team's open boards", () =>

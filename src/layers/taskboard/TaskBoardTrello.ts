@@ -7,6 +7,9 @@
  * A pairing Trello no longer accepts (401, or the team is gone: 400/404) counts as unpaired, logged
  * as a warning, so the forms show board `-1` and the owner pairs again.
  *
+ * The board writes a shared submission needs (lists, labels, cards, attachments) are in
+ * TrelloBoardWrites.ts, over TrelloCalls.ts (rate limits, typed errors).
+ *
  * Every form read and write needs the server's boards (issue #12: 60 of 84 upstream calls in a
  * burst were this one read), so a server's boards are cached per instance, like the chat client's
  * reads (DiscordCache.ts): identical concurrent reads make one call (coalescing) and an answer is
@@ -22,6 +25,7 @@ import type { RequestTimeout, ServiceUnavailable } from "../../domain/infra/Erro
 import type { Board } from "../../domain/forms/Form.ts"
 import { lookupCounter } from "../../services/infra/Metrics.ts"
 import { TaskBoard } from "../../services/taskboard/TaskBoard.ts"
+import { makeBoardWrites } from "./TrelloBoardWrites.ts"
 import type { Pairing } from "../../services/taskboard/TaskboardPairings.ts"
 import { TaskboardPairings } from "../../services/taskboard/TaskboardPairings.ts"
 import { DEFAULT_TIMEOUT, decode, get, sendRaw, unavailable, type Upstream } from "../sources/Upstream.ts"
@@ -40,6 +44,8 @@ export interface TaskBoardOptions {
   readonly cacheTtl?: Duration.Input | undefined
   /** Servers kept. Default 10,000. */
   readonly cacheCapacity?: number | undefined
+  /** The longest a board call waits in all for Trello's rate limit before failing as retryable. Default 15 s. */
+  readonly maxRateLimitWait?: Duration.Input | undefined
 }
 
 /** A cache key: equal by server and pairing (team + credentials hash), carrying the pairing for the lookup. */
@@ -110,7 +116,13 @@ const make = (options: TaskBoardOptions) =>
       Effect.flatMap(options.pairings(serverId), (pairing) =>
         pairing === undefined ? Effect.succeed(undefined) : read(keyOf(serverId, pairing)))
 
-    return TaskBoard.of({ boards })
+    const writes = yield* makeBoardWrites({
+      baseUrl,
+      timeout: u.timeout,
+      maxRateLimitWait: options.maxRateLimitWait,
+      pairings: options.pairings
+    })
+    return TaskBoard.of({ boards, ...writes })
   })
 
 export const TaskBoardTrello = {

@@ -32,5 +32,12 @@ export const CONTROL_ROUTES: ReadonlyArray<{ readonly method: string; readonly p
   { method: "POST", path: "/sandbox/push/replay", purpose: "resend a push delivery exactly as it went ({index?})" },
   { method: "POST", path: "/sandbox/push/eventsub/send", purpose: "send an EventSub notification ({broadcaster_user_id, type, forge?, age_seconds?})" },
   { method: "POST", path: "/sandbox/push/eventsub/revoke", purpose: "revoke EventSub subscriptions ({broadcaster_user_id, type?, reason?})" },
-  { method: "GET", path: "/sandbox/taskboard/1/organizations/{teamId}/boards", purpose: "the task-board twin's boards of a team (Trello-like)" }
+  { method: "GET", path: "/sandbox/taskboard/1/organizations/{teamId}/boards", purpose: "the task-board twin's boards of a team (Trello-like)" },
+  {
+    method: "POST",
+    path: "/sandbox/taskboard/1/cards",
+    purpose: "the task-board twin (Trello REST under /sandbox/taskboard: boards' lists and labels, cards, attachments; faults by e.g. \"POST /1/cards\")"
+  },
+  { method: "GET", path: "/sandbox/taskboard/cards", purpose: "the cards created on the task-board twin (filter board_id), with list, labels and attachments" },
+  { method: "DELETE", path: "/sandbox/taskboard/boards/{id}", purpose: "delete a task-board twin board (its routes then answer 404)" }
 ]

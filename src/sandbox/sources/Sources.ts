@@ -17,6 +17,7 @@ import { RssTwin } from "./Rss.ts"
 import { StreamingTwin } from "./Streaming.ts"
 import { TaskBoardTwin } from "./TaskBoard.ts"
 import { SourceState } from "./Store.ts"
+import { TaskBoardState } from "../taskboard/State.ts"
 import { VideoTwin } from "./Video.ts"
 
 export const SourcesRoutes: Layer.Layer<never, never, HttpRouter.HttpRouter> = Layer.mergeAll(
@@ -30,4 +31,4 @@ export const SourcesRoutes: Layer.Layer<never, never, HttpRouter.HttpRouter> = L
   PublishRoute,
   // The push twins (WebSub hub, EventSub): src/sandbox/PushHub.ts.
   PushHubRoutes
-).pipe(Layer.provide(SandboxState.layer), Layer.provide(SourceState.layer))
+).pipe(Layer.provide(SandboxState.layer), Layer.provide(SourceState.layer), Layer.provide(TaskBoardState.layer))
