@@ -7,6 +7,7 @@
 // effect loads for the first /docs request; undici) is a chunk of its own next to main.mjs, read only
 // when it is imported; what the two entries share is in chunks too. A process reads ~3.7 MB at start
 // instead of 8 (RSS at /readyz, Node 24: 153 -> 125 MiB for a worker, with the two-byte fix below).
+import { execFileSync } from "node:child_process"
 import { build } from "esbuild"
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { basename, dirname, join, resolve } from "node:path"
@@ -63,7 +64,7 @@ if (current()) {
   const previous = readRecord()?.outputs
   const result = await build({
     absWorkingDir: ROOT,
-    entryPoints: { main: "src/main.ts", cli: "src/cli.ts" },
+    entryPoints: { main: "src/main.ts", cli: "src/cli.ts", template: "src/template.ts" },
     outdir,
     outExtension: { ".js": ".mjs" },
     ...serverBundleOptions,
@@ -90,6 +91,16 @@ if (current()) {
   // Inputs are relative to ROOT; a file added to src/ shows up through an edited importer.
   const files = Object.keys(result.metafile.inputs).filter((f) => existsSync(resolve(ROOT, f)))
   writeFileSync(record, JSON.stringify({ version: pkg.version, startedAt, files, outputs }))
+}
+
+// The migrated embedded database a new DATA_DIR starts from (src/layers/infra/EmbeddedTemplate.ts):
+// a fresh clone's first start skips initdb and every migration (~7 s on 2 cores). Rebuilt with the
+// bundle (the migrations are in it) or when missing; a start without it migrates as before.
+const template = join(outdir, "pglite-migrated.tar")
+if (!existsSync(template) || mtime(template) < (readRecord()?.startedAt ?? Infinity)) {
+  const began = Date.now()
+  execFileSync(process.execPath, [join(outdir, "template.mjs"), template], { stdio: "inherit" })
+  if (process.env.BUILD_VERBOSE === "1") console.error(`build: ${template} in ${Date.now() - began} ms`)
 }
 
 // The control panel's browser bundle (src/panel → <outdir>/panel), skipped when current.

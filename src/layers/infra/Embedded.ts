@@ -3,7 +3,7 @@ import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { Effect, Redacted } from "effect"
 import type { Scope } from "effect"
-import { mkdirSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { lockDataDir } from "./DataDirLock.ts"
 
@@ -37,6 +37,22 @@ export const freePort = async (): Promise<number> => {
   return probePort(0)
 }
 
+/** The migrated template the build writes beside the bundle (EmbeddedTemplate.ts; every chunk is in dist/). */
+export const bundledTemplate = new URL("pglite-migrated.tar", import.meta.url)
+
+/**
+ * The template for a folder that has no database yet, if there is one: a new DATA_DIR starts from
+ * a copy (no initdb, no migration run: ~7 s less). An unreadable template is skipped.
+ */
+const templateFor = (path: string | undefined, template: URL | string | undefined): Blob | undefined => {
+  if (path === undefined || template === undefined || existsSync(`${path}/PG_VERSION`)) return undefined
+  try {
+    return new Blob([readFileSync(template)])
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * Starts PGlite (in `dataDir`, or in memory for "memory://") and returns a PostgreSQL URL to it.
  * A folder is locked for this process first (DataDirLock.ts): PGlite itself takes no lock, and two
@@ -44,7 +60,11 @@ export const freePort = async (): Promise<number> => {
  */
 export const embeddedPostgres = (
   dataDir: string,
-  options: { readonly loadDataDir?: Blob } = {}
+  options: {
+    readonly loadDataDir?: Blob
+    /** A saved migrated folder (a file) to start a folder from when it has no database yet. */
+    readonly template?: URL | string
+  } = {}
 ): Effect.Effect<Redacted.Redacted<string>, Error, Scope.Scope> =>
   Effect.gen(function*() {
     if (dataDir !== "memory://") yield* lockDataDir(dataDir)
@@ -55,9 +75,10 @@ export const embeddedPostgres = (
           const path = dataDir === "memory://" ? undefined : `${dataDir}/pglite`
           // loadDataDir: a data folder saved with PGlite's dumpDataDir (tests start from a migrated one).
           // (PGlite ignores its options argument when the path argument is undefined: one object.)
-          const db = options.loadDataDir === undefined
+          const loadDataDir = options.loadDataDir ?? templateFor(path, options.template)
+          const db = loadDataDir === undefined
             ? new PGlite(path)
-            : new PGlite({ ...(path === undefined ? {} : { dataDir: path }), loadDataDir: options.loadDataDir })
+            : new PGlite({ ...(path === undefined ? {} : { dataDir: path }), loadDataDir })
           await db.waitReady
           return db
         },
