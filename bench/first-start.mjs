@@ -1,9 +1,11 @@
 // A fresh clone's first start, after the build: an empty DATA_DIR, `node <npm start's flags> dist/main.mjs`,
 // timed from spawn to the first GET /readyz 200 (polled every 25 ms), then SIGTERM. Prints the time
 // and, with --log, the start's log lines with their offsets (where the seconds go).
-// Usage: node bench/first-start.mjs [--runs 3] [--keep-data] [--log]
+// --compare: each round also starts without the build's migrated template (dist/pglite-migrated moved
+// aside for that run), so both are measured under the same load.
+// Usage: node bench/first-start.mjs [--runs 3] [--compare] [--keep-data] [--log]
 import { spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, renameSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve, dirname } from "node:path"
@@ -62,15 +64,32 @@ const once = async () => {
   return ready
 }
 
-const times = []
-for (let i = 0; i < runs; i++) {
-  const ms = await once()
-  if (ms === undefined) {
-    console.error("never ready")
-    process.exit(1)
+const template = join(ROOT, "dist/pglite-migrated")
+const aside = `${template}.aside`
+const withoutTemplate = async () => {
+  if (!existsSync(template)) throw new Error("no dist/pglite-migrated: run the build first")
+  renameSync(template, aside)
+  try {
+    return await once()
+  } finally {
+    renameSync(aside, template)
   }
-  times.push(ms)
-  console.log(`first start ${i + 1}: ready in ${(ms / 1000).toFixed(2)} s`)
 }
-times.sort((a, b) => a - b)
-console.log(`median: ${(times[Math.floor(times.length / 2)] / 1000).toFixed(2)} s over ${runs} run(s)`)
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+const times = { template: [], none: [] }
+for (let i = 0; i < runs; i++) {
+  const pair = process.argv.includes("--compare") ? [["none", withoutTemplate], ["template", once]] : [["template", once]]
+  for (const [label, start] of pair) {
+    const ms = await start()
+    if (ms === undefined) {
+      console.error("never ready")
+      process.exit(1)
+    }
+    times[label].push(ms)
+    console.log(`round ${i + 1}, ${label === "none" ? "migrating (no template)" : "as built"}: ready in ${(ms / 1000).toFixed(2)} s`)
+  }
+}
+for (const [label, xs] of Object.entries(times)) {
+  if (xs.length > 0) console.log(`median ${label === "none" ? "migrating (no template)" : "as built"}: ${(median(xs) / 1000).toFixed(2)} s over ${xs.length} run(s)`)
+}

@@ -96,8 +96,8 @@ if (current()) {
 // The migrated embedded database a new DATA_DIR starts from (src/layers/infra/EmbeddedTemplate.ts):
 // a fresh clone's first start skips initdb and every migration (~7 s on 2 cores). Rebuilt with the
 // bundle (the migrations are in it) or when missing; a start without it migrates as before.
-const template = join(outdir, "pglite-migrated.tar")
-if (!existsSync(template) || mtime(template) < (readRecord()?.startedAt ?? Infinity)) {
+const template = join(outdir, "pglite-migrated")
+if (!existsSync(join(template, "PG_VERSION")) || mtime(join(template, "PG_VERSION")) < (readRecord()?.startedAt ?? Infinity)) {
   const began = Date.now()
   execFileSync(process.execPath, [join(outdir, "template.mjs"), template], { stdio: "inherit" })
   if (process.env.BUILD_VERBOSE === "1") console.error(`build: ${template} in ${Date.now() - began} ms`)

@@ -17,7 +17,7 @@ export interface DatabaseOptions {
   /** `application_name` of the connections, as `pg_stat_activity` shows them (`gateway-api`, …). */
   readonly applicationName?: string | undefined
   /** The migrated folder a new embedded database starts from (default: the one beside the bundle, if built). */
-  readonly embeddedTemplate?: URL | string | undefined
+  readonly embeddedTemplate?: string | undefined
 }
 
 const pg = (url: Redacted.Redacted<string>, maxConnections: number, applicationName: string | undefined) =>
@@ -31,7 +31,7 @@ export const DatabaseLive = (
     ? pg(options.url, options.maxConnections ?? 10, options.applicationName)
     : Layer.unwrap(Effect.gen(function*() {
       const { bundledTemplate, embeddedPostgres } = yield* Effect.promise(() => import("./Embedded.ts"))
-      // A new folder starts from the build's migrated copy (dist/pglite-migrated.tar) when there is one.
+      // A new folder starts from the build's migrated copy (dist/pglite-migrated/) when there is one.
       const url = yield* embeddedPostgres(options.dataDir, { template: options.embeddedTemplate ?? bundledTemplate })
       return pg(url, 1, options.applicationName)
     }))
