@@ -9,6 +9,7 @@
 // instead of 8 (RSS at /readyz, Node 24: 153 -> 125 MiB for a worker, with the two-byte fix below).
 import { execFileSync } from "node:child_process"
 import { build } from "esbuild"
+import { createHash } from "node:crypto"
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { basename, dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -90,16 +91,42 @@ if (current()) {
   }
   // Inputs are relative to ROOT; a file added to src/ shows up through an edited importer.
   const files = Object.keys(result.metafile.inputs).filter((f) => existsSync(resolve(ROOT, f)))
-  writeFileSync(record, JSON.stringify({ version: pkg.version, startedAt, files, outputs }))
+  // What the migrated template is made of: the migrations and the sources they import.
+  const migrationInputs = new Set()
+  const visit = (f) => {
+    if (migrationInputs.has(f) || !f.startsWith("src/")) return
+    migrationInputs.add(f)
+    for (const i of result.metafile.inputs[f]?.imports ?? []) visit(i.path)
+  }
+  visit("src/layers/migrations/Migrations.ts")
+  writeFileSync(record, JSON.stringify({ version: pkg.version, startedAt, files, outputs, migrationInputs: [...migrationInputs].sort() }))
 }
 
 // The migrated embedded database a new DATA_DIR starts from (src/layers/infra/EmbeddedTemplate.ts):
-// a fresh clone's first start skips initdb and every migration (~7 s on 2 cores). Rebuilt with the
-// bundle (the migrations are in it) or when missing; a start without it migrates as before.
+// a fresh clone's first start skips initdb and every migration (~7 s on 2 cores). Rebuilt (~8 s) only
+// when what it is made of changed: the migrations and their imports, PGlite's and effect's versions
+// (a key beside it); a start with an older template or none migrates what is missing, as before.
 const template = join(outdir, "pglite-migrated")
-if (!existsSync(join(template, "PG_VERSION")) || mtime(join(template, "PG_VERSION")) < (readRecord()?.startedAt ?? Infinity)) {
+const templateKeyFile = `${template}.key`
+const templateKey = (() => {
+  const hash = createHash("sha256")
+  for (const f of readRecord()?.migrationInputs ?? []) hash.update(`${f}\0`).update(readFileSync(resolve(ROOT, f)))
+  for (const p of ["@electric-sql/pglite", "effect", "@effect/sql-pg"]) {
+    hash.update(`${p}@${JSON.parse(readFileSync(join(ROOT, "node_modules", p, "package.json"), "utf8")).version}\0`)
+  }
+  return hash.digest("hex")
+})()
+const keyOf = () => {
+  try {
+    return readFileSync(templateKeyFile, "utf8")
+  } catch {
+    return undefined
+  }
+}
+if (!existsSync(join(template, "PG_VERSION")) || keyOf() !== templateKey) {
   const began = Date.now()
   execFileSync(process.execPath, [join(outdir, "template.mjs"), template], { stdio: "inherit" })
+  writeFileSync(templateKeyFile, templateKey)
   if (process.env.BUILD_VERBOSE === "1") console.error(`build: ${template} in ${Date.now() - began} ms`)
 }
 
