@@ -3,8 +3,9 @@
  * instead of running initdb and every migration (~7 s of a first start on 2 cores). A folder, not
  * PGlite's dumpDataDir tarball: copying it is quicker than PGlite unpacking a tarball and holds no
  * 40 MB Blob in memory. scripts/build.mjs writes it next to the bundle (dist/pglite-migrated/, by the
- * `template` entry, src/template.ts); Embedded.ts loads it into a folder that has no database yet. A template
- * older than the migrations is still right: the migrator applies what it lacks at start.
+ * `template` entry, src/template.ts); Embedded.ts copies it to a DATA_DIR that has no database yet.
+ * A template older than the migrations is still right: the migrator applies what it lacks at start.
+ * The test databases start from the same kind of copy (test/utils/PgliteTemplate.ts).
  */
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
