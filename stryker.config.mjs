@@ -3,7 +3,7 @@
 // `npx stryker run` also works with this file: one run over the whole set, one report.
 
 // The sign-in and token tests (several files share the token service's code).
-const auth = ["AuthSignIn", "AuthTokens", "AuthPlatformToken", "AuthHttp", "AtRest", "SandboxSignIn", "SignInEdges", "SignInQuery", "PlatformToken", "PlatformTokenHttp", "RefreshRace", "AuthFamily", "AuthTokensAnswers", "PlatformTokenAcrossInstances", "SignInRefusals"]
+const auth = ["AuthSignIn", "AuthTokens", "PlatformTokenLifecycle", "AuthHttp", "AtRest", "SandboxSignIn", "SignInEdges", "SignInQuery", "PlatformTokenHttp", "RefreshRace", "AuthFamily", "AuthTokensAnswers", "PlatformTokenAcrossInstances", "SignInRefusals"]
   .map((name) => `test/auth/${name}.test.ts`)
   // The kept check answers (AuthTokens' memo by answer object) are pinned there.
   .concat(["test/perf/HotPathAuthCheck.test.ts"])
@@ -22,9 +22,9 @@ export const targets = {
     .concat(["test/contracts/TokenStore.test.ts", "test/perf/HotPathAuthCheck.test.ts"]),
   // What a revocation notification names, and what the cache makes of one it hears.
   "src/layers/auth/TokenStoreListener.ts:revocationPayload..applyRevocations": ["test/auth/TokenStoreCached.test.ts"],
-  "src/services/auth/Pkce.ts": ["test/auth/Pkce.test.ts", "test/auth/AuthSignIn.test.ts", "test/auth/AuthTokens.test.ts", "test/auth/AuthPlatformToken.test.ts", "test/auth/SignInEdges.test.ts"],
-  "src/domain/auth/AccessToken.ts": ["test/auth/AccessToken.test.ts", "test/auth/AuthSignIn.test.ts", "test/auth/AuthTokens.test.ts", "test/auth/AuthPlatformToken.test.ts", "test/auth/SignInEdges.test.ts", "test/api/Envelope.test.ts"],
-  "src/services/auth/RedirectAllowlist.ts": ["test/auth/RedirectAllowlistSpellings.test.ts", "test/auth/RedirectAllowlist.test.ts", "test/auth/AuthSignIn.test.ts", "test/auth/AuthTokens.test.ts", "test/auth/AuthPlatformToken.test.ts"],
+  "src/services/auth/Pkce.ts": ["test/auth/Pkce.test.ts", "test/auth/AuthSignIn.test.ts", "test/auth/AuthTokens.test.ts", "test/auth/PlatformTokenLifecycle.test.ts", "test/auth/SignInEdges.test.ts"],
+  "src/domain/auth/AccessToken.ts": ["test/auth/AccessToken.test.ts", "test/auth/AuthSignIn.test.ts", "test/auth/AuthTokens.test.ts", "test/auth/PlatformTokenLifecycle.test.ts", "test/auth/SignInEdges.test.ts", "test/api/Envelope.test.ts"],
+  "src/services/auth/RedirectAllowlist.ts": ["test/auth/RedirectAllowlistSpellings.test.ts", "test/auth/RedirectAllowlist.test.ts", "test/auth/AuthSignIn.test.ts", "test/auth/AuthTokens.test.ts", "test/auth/PlatformTokenLifecycle.test.ts"],
   "src/services/audit/AuditQuery.ts": ["test/audit/AuditQueryParsing.test.ts", "test/audit/AuditQuery.test.ts", "test/contracts/AuditLog.test.ts"],
   "src/services/forms/FormValidation.ts": ["test/forms/FormValidation.test.ts", "test/forms/FormValidationEdges.test.ts", "test/forms/FormsApi.test.ts", "test/forms/FormValidationProblems.test.ts"],
   "src/domain/forms/FormProblems.ts": ["test/forms/FormValidationProblems.test.ts", "test/forms/FormValidation.test.ts", "test/forms/FormsApi.test.ts"],
@@ -36,7 +36,7 @@ export const targets = {
   // (DiscordGlobalBudget.test.ts is left out for time: RateLimitBehaviourBudgets pins the budget's arithmetic.)
   // The rate limiter: its layer (DiscordRateLimits.ts) and its stateless arithmetic (DiscordRateLimitRules.ts).
   "src/layers/platform/discord/DiscordRateLimit*.ts": ["RateLimitBehaviourBuckets", "RateLimitBehaviourBudgets", "RateLimitBehaviourStoreMetrics", "RateLimitRefusals", "DiscordChatPlatform", "DiscordSandbox"].map((n) => `test/platform/${n}.test.ts`),
-  "src/services/infra/Cipher.ts": ["test/infra/CipherKeyring.test.ts", "test/infra/Cipher.test.ts", "test/auth/AuthSignIn.test.ts", "test/auth/AuthTokens.test.ts", "test/auth/AuthPlatformToken.test.ts", "test/auth/PlatformToken.test.ts"],
+  "src/services/infra/Cipher.ts": ["test/infra/CipherKeyring.test.ts", "test/infra/Cipher.test.ts", "test/auth/AuthSignIn.test.ts", "test/auth/AuthTokens.test.ts", "test/auth/PlatformTokenLifecycle.test.ts", "test/auth/PlatformTokenAcrossInstances.test.ts"],
   // Delivery (#14): what is posted (filters, renderer), whether it was already (dedup: Select's
   // "already posted" and the item id), and the posting itself.
   "src/services/delivery/render/Filters.ts": ["test/delivery/Filters.test.ts", "test/delivery/Select.test.ts", "test/delivery/FiltersEdges.test.ts"],

@@ -7,7 +7,9 @@
 // effect loads for the first /docs request; undici) is a chunk of its own next to main.mjs, read only
 // when it is imported; what the two entries share is in chunks too. A process reads ~3.7 MB at start
 // instead of 8 (RSS at /readyz, Node 24: 153 -> 125 MiB for a worker, with the two-byte fix below).
+import { execFileSync } from "node:child_process"
 import { build } from "esbuild"
+import { createHash } from "node:crypto"
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { basename, dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -63,7 +65,7 @@ if (current()) {
   const previous = readRecord()?.outputs
   const result = await build({
     absWorkingDir: ROOT,
-    entryPoints: { main: "src/main.ts", cli: "src/cli.ts" },
+    entryPoints: { main: "src/main.ts", cli: "src/cli.ts", template: "src/template.ts" },
     outdir,
     outExtension: { ".js": ".mjs" },
     ...serverBundleOptions,
@@ -89,7 +91,43 @@ if (current()) {
   }
   // Inputs are relative to ROOT; a file added to src/ shows up through an edited importer.
   const files = Object.keys(result.metafile.inputs).filter((f) => existsSync(resolve(ROOT, f)))
-  writeFileSync(record, JSON.stringify({ version: pkg.version, startedAt, files, outputs }))
+  // What the migrated template is made of: the migrations and the sources they import.
+  const migrationInputs = new Set()
+  const visit = (f) => {
+    if (migrationInputs.has(f) || !f.startsWith("src/")) return
+    migrationInputs.add(f)
+    for (const i of result.metafile.inputs[f]?.imports ?? []) visit(i.path)
+  }
+  visit("src/layers/migrations/Migrations.ts")
+  writeFileSync(record, JSON.stringify({ version: pkg.version, startedAt, files, outputs, migrationInputs: [...migrationInputs].sort() }))
+}
+
+// The migrated embedded database a new DATA_DIR starts from (src/layers/infra/EmbeddedTemplate.ts):
+// a fresh clone's first start skips initdb and every migration (~7 s on 2 cores). Rebuilt (~8 s) only
+// when what it is made of changed: the migrations and their imports, PGlite's and effect's versions
+// (a key beside it); a start with an older template or none migrates what is missing, as before.
+const template = join(outdir, "pglite-migrated")
+const templateKeyFile = `${template}.key`
+const templateKey = (() => {
+  const hash = createHash("sha256")
+  for (const f of readRecord()?.migrationInputs ?? []) hash.update(`${f}\0`).update(readFileSync(resolve(ROOT, f)))
+  for (const p of ["@electric-sql/pglite", "effect", "@effect/sql-pg"]) {
+    hash.update(`${p}@${JSON.parse(readFileSync(join(ROOT, "node_modules", p, "package.json"), "utf8")).version}\0`)
+  }
+  return hash.digest("hex")
+})()
+const keyOf = () => {
+  try {
+    return readFileSync(templateKeyFile, "utf8")
+  } catch {
+    return undefined
+  }
+}
+if (!existsSync(join(template, "PG_VERSION")) || keyOf() !== templateKey) {
+  const began = Date.now()
+  execFileSync(process.execPath, [join(outdir, "template.mjs"), template], { stdio: "inherit" })
+  writeFileSync(templateKeyFile, templateKey)
+  if (process.env.BUILD_VERBOSE === "1") console.error(`build: ${template} in ${Date.now() - began} ms`)
 }
 
 // The control panel's browser bundle (src/panel → <outdir>/panel), skipped when current.

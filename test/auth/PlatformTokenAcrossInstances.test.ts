@@ -1,9 +1,12 @@
 /**
- * The platform token of a sign-in (AuthPlatformToken.ts), issue #19: the behaviours its mutation run
- * found unpinned. "Another instance" is played by writing to the shared store directly (a claim, a
- * replacement, a revocation); the clock is the test clock, far from zero.
+ * The platform token of a sign-in (AuthPlatformToken.ts) when several gateway instances share one
+ * store: two instances racing to refresh it make one refresh at the platform and both end with the
+ * new token; a decrypted token one instance cached is dropped when the stored copy changes; and the
+ * behaviours the mutation run of issue #19 found unpinned, where "another instance" is played by
+ * writing to the shared store directly (a claim, a replacement, a revocation). One instance at a
+ * time: PlatformTokenLifecycle.test.ts.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import { Context, Effect, Fiber, Layer, Redacted } from "effect"
 import type { Scope } from "effect"
 import { TestClock } from "effect/testing"
@@ -12,13 +15,18 @@ import { Auth } from "../../src/services/auth/Auth.ts"
 import { AuthLive } from "../../src/services/auth/AuthLive.ts"
 import { familyAad } from "../../src/services/auth/AuthFamily.ts"
 import type { AuthSettings } from "../../src/services/auth/AuthSettings.ts"
-import type { ChatPlatform } from "../../src/services/platform/ChatPlatform.ts"
+import { ChatPlatform } from "../../src/services/platform/ChatPlatform.ts"
 import { Cipher, generateKey, parseKeyring } from "../../src/services/infra/Cipher.ts"
+import type { Keyring } from "../../src/services/infra/Cipher.ts"
 import { now, TokenStore } from "../../src/services/auth/TokenStore.ts"
+import { SettingsLive } from "../../src/layers/config/Settings.ts"
 import { TokenStoreCached } from "../../src/layers/auth/TokenStoreCached.ts"
+import { TokenStoreSql } from "../../src/layers/auth/TokenStoreSql.ts"
 import { TokenStoreMemory } from "../layers/TokenStoreMemory.ts"
+import { CapturedLogs } from "../utils/CapturedLogs.ts"
+import { testDb } from "../utils/Db.ts"
 import type { FakePlatform } from "./AuthFixtures.ts"
-import { authLayer, makeFakePlatform } from "./AuthFixtures.ts"
+import { authLayer, makeFakePlatform, testConfig, testKeyring } from "./AuthFixtures.ts"
 
 const CLIENT = "https://client.example/callback"
 const REVOKED = "The sign-in was revoked; sign in again."
@@ -276,4 +284,97 @@ describe("AuthPlatformToken: what mutation testing found unpinned", () => {
           assert.deepStrictEqual(yield* problemOf(ended), { tag: "Unauthorized", message: REVOKED, retryAfter: undefined })
         }), cached))
   }
+})
+
+// --- two real instances (two Auth services over one store) -----------------------------------------
+
+/** A gateway instance: its own Auth (own single flight and decrypted cache), optionally its own token cache and keys, over the shared store. */
+const instance = (options: { readonly cacheMs?: number; readonly keyring?: Keyring } = {}) =>
+  Effect.gen(function*() {
+    let auth: Layer.Layer<Auth, never, TokenStore | Cipher | ChatPlatform | Layer.Success<ReturnType<typeof SettingsLive>>> = AuthLive
+    if (options.cacheMs !== undefined) auth = auth.pipe(Layer.provide(TokenStoreCached(options.cacheMs)))
+    if (options.keyring !== undefined) auth = auth.pipe(Layer.provide(Cipher.layer(options.keyring)))
+    const context = yield* Layer.build(Layer.fresh(auth))
+    return Context.get(context, Auth)
+  })
+
+/** The store, keys, platform and settings every instance shares; what they log is kept (CapturedLogs), not printed. */
+const shared = <E>(store: Layer.Layer<TokenStore, E>, fake: FakePlatform) =>
+  Layer.mergeAll(store, Cipher.layer(testKeyring), Layer.succeed(ChatPlatform, fake.platform), SettingsLive(testConfig())).pipe(
+    Layer.provideMerge(CapturedLogs.layer)
+  )
+
+/** Signs in through `auth` (login → the platform approves → callback → exchange); the principal. */
+const signInOn = (auth: Auth["Service"], fake: FakePlatform) =>
+  Effect.gen(function*() {
+    const store = yield* TokenStore
+    const login = yield* auth.login({ redirectUri: CLIENT, state: undefined, codeChallenge: undefined, codeChallengeMethod: undefined })
+    const back = fake.approve(login.location)
+    const { location } = yield* auth.callback({ code: back.code, state: back.state, error: undefined, cookie: login.cookie.value })
+    const tokens = yield* auth.exchange({ authorization: new URL(location).searchParams.get("code")!, codeVerifier: undefined })
+    return { tokens, principal: (yield* store.resolveAccess(tokens.access_token))! }
+  })
+
+/** 10 requests on each of two instances at once, for a platform token that is due. */
+const race = (fake: FakePlatform, cacheMs?: number) =>
+  Effect.gen(function*() {
+    const a = yield* instance(cacheMs === undefined ? {} : { cacheMs })
+    const b = yield* instance(cacheMs === undefined ? {} : { cacheMs })
+    fake.setExpiresIn(30) // inside the 60 s skew: due at once
+    const { principal } = yield* signInOn(a, fake)
+    fake.setExpiresIn(604800)
+    fake.setRefreshDelay(Effect.sleep("300 millis"))
+    const tokens = yield* Effect.all(
+      [...Array.from({ length: 10 }, () => a.platformToken(principal)), ...Array.from({ length: 10 }, () => b.platformToken(principal))],
+      { concurrency: "unbounded" }
+    )
+    fake.setRefreshDelay(Effect.void)
+    assert.strictEqual(fake.calls.refreshToken, 1, "one refresh at the platform")
+    assert.deepStrictEqual(new Set(tokens.map(Redacted.value)), new Set([fake.issued[2]]), "every request of both instances has the new token")
+    assert.isTrue(fake.live.has(fake.issued[2]!))
+    // Afterwards both use the stored token: no further refresh.
+    assert.strictEqual(Redacted.value(yield* b.platformToken(principal)), fake.issued[2])
+    assert.strictEqual(Redacted.value(yield* a.platformToken(principal)), fake.issued[2])
+    assert.strictEqual(fake.calls.refreshToken, 1)
+    // Neither the old nor the new platform token in a line either instance logged.
+    const logs = JSON.stringify(yield* CapturedLogs.use((c) => c.lines))
+    for (const token of fake.issued) assert.notInclude(logs, token)
+  })
+
+describe("two instances racing to refresh one platform token", () => {
+  const memoryFake = makeFakePlatform()
+  layer(shared(TokenStoreMemory, memoryFake), { excludeTestServices: true, timeout: 30_000 })("memory store", (it) => {
+    it.effect("one refresh upstream; both end with the working token", () => race(memoryFake))
+  })
+
+  const sqlFake = makeFakePlatform()
+  layer(shared(TokenStoreSql.pipe(Layer.provideMerge(testDb("pglite"))), sqlFake), { excludeTestServices: true, timeout: 60_000 })(
+    "SQL store, each instance with its own 5 s token cache (as deployed)",
+    (it) => {
+      it.effect("one refresh upstream; both end with the working token", () => race(sqlFake, 5_000))
+    }
+  )
+})
+
+describe("a decrypted token cached by one instance", () => {
+  it.effect("is dropped when the stored copy changes (at once uncached; within the cache's TTL with it)", () => {
+    const fake = makeFakePlatform()
+    return Effect.gen(function*() {
+      const a = yield* instance()
+      const b = yield* instance()
+      const c = yield* instance({ cacheMs: 5_000 })
+      const { principal } = yield* signInOn(a, fake)
+      const first = yield* b.platformToken(principal)
+      assert.strictEqual(Redacted.value(yield* c.platformToken(principal)), Redacted.value(first))
+      // The platform refused it on instance A (a 401): A renews it; the stored copy changes.
+      const renewed = yield* a.renewPlatformToken(principal, first)
+      assert.notStrictEqual(Redacted.value(renewed), Redacted.value(first))
+      assert.strictEqual(Redacted.value(yield* b.platformToken(principal)), Redacted.value(renewed), "B drops its decrypted copy")
+      yield* TestClock.adjust("5001 millis")
+      assert.strictEqual(Redacted.value(yield* c.platformToken(principal)), Redacted.value(renewed), "C after its cache's TTL")
+      // A second 401 on the old token elsewhere: the stored (new) one is used, no second refresh.
+      assert.strictEqual(Redacted.value(yield* b.renewPlatformToken(principal, first)), Redacted.value(renewed))
+      assert.strictEqual(fake.calls.refreshToken, 1)
+    }).pipe(Effect.provide(shared(TokenStoreMemory, fake)))
+  })
 })

@@ -8,14 +8,10 @@
  * are isolated, reads it instead of building it again.
  */
 import { PGlite } from "@electric-sql/pglite"
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
-import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Redacted, References } from "effect"
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { inject } from "vitest"
-import { MigrationsLayer } from "../../src/layers/migrations/Migrations.ts"
-import { freePort } from "../../src/layers/infra/Embedded.ts"
+import { migrateOverSocket } from "../../src/layers/infra/EmbeddedTemplate.ts"
 
 export type TemplateKind = "empty" | "migrated"
 
@@ -28,27 +24,11 @@ const folder = () => {
   return dir
 }
 
-/** Every migration over the wire, as a suite's database gets them (PgClient through the socket). */
-const migrate = async (db: PGlite) => {
-  const port = await freePort()
-  const server = new PGLiteSocketServer({ db, port, host: "127.0.0.1", maxConnections: 1 })
-  await server.start()
-  try {
-    const url = Redacted.make(`postgres://postgres@127.0.0.1:${port}/postgres?sslmode=disable`)
-    await Effect.runPromise(Layer.build(MigrationsLayer.pipe(
-      Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn")),
-      Layer.provide(PgClient.layer({ url, maxConnections: 1 }))
-    )).pipe(Effect.scoped))
-  } finally {
-    await server.stop()
-  }
-}
-
 const build = async (kind: TemplateKind): Promise<Blob> => {
   const db = kind === "empty" ? new PGlite() : new PGlite({ loadDataDir: await template("empty") })
   try {
     await db.waitReady
-    if (kind === "migrated") await migrate(db)
+    if (kind === "migrated") await migrateOverSocket(db)
     // Written out, a started copy has no WAL to replay.
     await db.exec("CHECKPOINT")
     return await db.dumpDataDir("none")

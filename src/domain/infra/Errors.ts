@@ -76,6 +76,29 @@ const wire = <T extends { readonly problems: ReadonlyArray<Problem> }>(
   ) as unknown as Schema.Codec<T, Envelope>
 }
 
+/** Retry-After in whole seconds (at least 1) from the first problem's `retry_after`, if one has a number. */
+export const retryAfterHeader = (problems: ReadonlyArray<Problem>): string | undefined => {
+  const value = problems.find((p) => typeof p.additionalProperties?.["retry_after"] === "number")?.additionalProperties?.["retry_after"]
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? String(Math.max(1, Math.ceil(value))) : undefined
+}
+
+/**
+ * The wire form of a 429 or 503 on an endpoint: the envelope as the body, and the error's own
+ * `retry_after` as the Retry-After header (the HttpApi sets it as it encodes the error). A client
+ * decodes the body; the header may be absent (an answer from a proxy).
+ */
+const withRetryAfter = <T extends { readonly problems: ReadonlyArray<Problem> }>(body: Schema.Codec<T, Envelope>) =>
+  body.pipe(HttpApiSchema.encodeToWithHeaders(
+    { body, headers: { "retry-after": Schema.optionalKey(Schema.String) } },
+    {
+      decode: ({ body }) => body,
+      encode: (error) => {
+        const seconds = retryAfterHeader(error.problems)
+        return { body: error, headers: seconds === undefined ? {} : { "retry-after": seconds } }
+      }
+    }
+  ))
+
 const msg = (message: string, additionalProperties?: Record<string, unknown>) =>
   ({ problems: [additionalProperties === undefined ? { message } : { message, additionalProperties }] })
 
@@ -130,17 +153,21 @@ export class TooManyRequests extends Schema.TaggedError<TooManyRequests>()("TooM
   static of(message: string, retryAfterSeconds: number) {
     return new TooManyRequests(msg(message, { retry_after: retryAfterSeconds }))
   }
-  static readonly wire = wire(TooManyRequests, "TooManyRequests", 429)
+  /** The envelope alone (a body written by hand); `wire` on an endpoint also sets Retry-After. */
+  static readonly envelope = wire(TooManyRequests, "TooManyRequests", 429)
+  static readonly wire = withRetryAfter(TooManyRequests.envelope)
 }
 export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()("ServiceUnavailable", Problems) {
   /**
-   * `retryAfterSeconds` also becomes the `Retry-After` header (see http/edge/Envelope.ts). Required:
+   * `retryAfterSeconds` also becomes the `Retry-After` header (`wire`, withRetryAfter). Required:
    * decisions.md has every 503 carry both, whatever failed.
    */
   static of(message: string, retryAfterSeconds: number) {
     return new ServiceUnavailable(msg(message, { retry_after: retryAfterSeconds }))
   }
-  static readonly wire = wire(ServiceUnavailable, "ServiceUnavailable", 503)
+  /** The envelope alone (a body written by hand: the drain's answer); `wire` on an endpoint also sets Retry-After. */
+  static readonly envelope = wire(ServiceUnavailable, "ServiceUnavailable", 503)
+  static readonly wire = withRetryAfter(ServiceUnavailable.envelope)
 }
 
 export type ApiError =

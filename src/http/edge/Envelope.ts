@@ -7,12 +7,14 @@
  */
 import { Cause, Effect, Option, Result } from "effect"
 import { HttpServerError, HttpServerResponse } from "effect/http"
-import { reasonPhrase } from "../../domain/infra/Errors.ts"
+import { reasonPhrase, retryAfterHeader } from "../../domain/infra/Errors.ts"
 import { redactText } from "../../services/infra/Redact.ts"
 import { NOT_UTF8_PATH_MESSAGE, notUtf8Path } from "./IllFormedUnicode.ts"
 
-export const envelope = (status: number, message: string, additionalProperties?: Record<string, unknown>) =>
-  HttpServerResponse.jsonUnsafe(
+/** An envelope built here; its `retry_after` (a 429's, a 503's) is also the Retry-After header, as on an endpoint's error. */
+export const envelope = (status: number, message: string, additionalProperties?: Record<string, unknown>) => {
+  const retryAfter = additionalProperties === undefined ? undefined : retryAfterHeader([{ message, additionalProperties }])
+  return HttpServerResponse.jsonUnsafe(
     {
       errors: [
         additionalProperties === undefined
@@ -20,8 +22,9 @@ export const envelope = (status: number, message: string, additionalProperties?:
           : { code: reasonPhrase[status] ?? "Error", message, additionalProperties }
       ]
     },
-    { status }
+    retryAfter === undefined || (status !== 429 && status !== 503) ? { status } : { status, headers: { "retry-after": retryAfter } }
   )
+}
 
 /** The wording of the framework's bare error answers, by status. */
 export const defaultMessage: Record<number, string> = {

@@ -95,10 +95,6 @@ const finish = (
   if (response.status === 401) {
     response = HttpServerResponse.setHeader(response, "www-authenticate", 'Bearer error="invalid_token"')
   }
-  if ((response.status === 503 || response.status === 429) && response.headers["retry-after"] === undefined) {
-    const seconds = retryAfterOf(response)
-    if (seconds !== undefined) response = HttpServerResponse.setHeader(response, "retry-after", String(seconds))
-  }
   if (tokenPath(url)) {
     response = HttpServerResponse.setHeader(HttpServerResponse.setHeader(response, "cache-control", "no-store"), "pragma", "no-cache")
   }
@@ -154,15 +150,3 @@ export const GlobalMiddleware = (options: GlobalOptions) =>
       )
     }) as Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
   }, { global: true })
-
-/** `additionalProperties.retry_after` of an envelope (ServiceUnavailable.of(…, seconds)), for the Retry-After header. */
-const retryAfterOf = (res: HttpServerResponse.HttpServerResponse): number | undefined => {
-  if (res.body._tag !== "Uint8Array" || !isJson(res)) return undefined
-  try {
-    const body = JSON.parse(new TextDecoder().decode(res.body.body)) as { errors?: Array<{ additionalProperties?: { retry_after?: unknown } }> }
-    const value = body.errors?.find((e) => typeof e.additionalProperties?.retry_after === "number")?.additionalProperties?.retry_after
-    return typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.max(1, Math.ceil(value)) : undefined
-  } catch {
-    return undefined
-  }
-}

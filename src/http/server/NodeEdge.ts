@@ -109,7 +109,7 @@ export interface Edge {
 export const DRAIN_RETRY_AFTER_SECONDS = 5
 
 const drainAnswer = (() => {
-  const envelope = Schema.encodeSync(ServiceUnavailable.wire)(
+  const envelope = Schema.encodeSync(ServiceUnavailable.envelope)(
     ServiceUnavailable.of("The gateway is shutting down; retry on a new connection.", DRAIN_RETRY_AFTER_SECONDS)
   )
   return JSON.stringify(envelope)

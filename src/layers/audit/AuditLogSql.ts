@@ -1,6 +1,7 @@
 /**
  * The AuditLog on SQL. Appends are one INSERT on the ambient SqlClient (so they join the caller's
  * transaction); the triggers of migration 0004 keep `audit_counts` exact in that same transaction.
+ * audit_page and those triggers, as the database has them now: AuditLogSql.functions.sql.
  * Writers on the same client (FormsRepoSql) add entries in their own statements (`store`: the
  * client's token of AuditStoreToken.ts, which they hold too).
  *

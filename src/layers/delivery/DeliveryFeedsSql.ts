@@ -2,7 +2,8 @@
  * The feeds half of DeliveryStoreSql: the feeds of a source, their delivery log (`feed_deliveries`:
  * pending → sending → sent or failed), their status and counters (`feed_status`), and retention.
  * Statements run on the ambient SqlClient, as DeliveryStoreSql.ts says. Webhook tokens are decrypted
- * here, with the Cipher, only for the delivery about to be sent.
+ * here, with the Cipher, only for the delivery about to be sent. The triggers on those two tables, as
+ * the database has them now: DeliveryFeedsSql.functions.sql.
  */
 import { Effect, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"

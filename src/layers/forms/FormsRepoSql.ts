@@ -2,6 +2,7 @@
  * FormsRepo on PostgreSQL / PGlite (tables of migration 0001, functions of 0010: every read and
  * write one statement, its audit entry included when given). Database failures follow the one
  * policy of SqlFailure.ts: down → 503, a refused value of the form → 400 at its path, else a bug.
+ * The functions it calls, as the database has them now: FormsRepoSql.functions.sql.
  */
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"

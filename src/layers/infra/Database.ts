@@ -16,6 +16,8 @@ export interface DatabaseOptions {
   readonly maxConnections?: number | undefined
   /** `application_name` of the connections, as `pg_stat_activity` shows them (`gateway-api`, …). */
   readonly applicationName?: string | undefined
+  /** The migrated folder a new embedded database starts from (default: the one beside the bundle, if built). */
+  readonly embeddedTemplate?: string | undefined
 }
 
 const pg = (url: Redacted.Redacted<string>, maxConnections: number, applicationName: string | undefined) =>
@@ -28,8 +30,9 @@ export const DatabaseLive = (
   const client = options.url !== undefined
     ? pg(options.url, options.maxConnections ?? 10, options.applicationName)
     : Layer.unwrap(Effect.gen(function*() {
-      const { embeddedPostgres } = yield* Effect.promise(() => import("./Embedded.ts"))
-      const url = yield* embeddedPostgres(options.dataDir)
+      const { bundledTemplate, embeddedPostgres } = yield* Effect.promise(() => import("./Embedded.ts"))
+      // A new folder starts from the build's migrated copy (dist/pglite-migrated/) when there is one.
+      const url = yield* embeddedPostgres(options.dataDir, { template: options.embeddedTemplate ?? bundledTemplate })
       return pg(url, 1, options.applicationName)
     }))
   return MigrationsLayer.pipe(Layer.provideMerge(client))

@@ -1,15 +1,15 @@
 /**
- * The platform token of a sign-in across instances and keys: two gateway instances (two Auth
- * services over one store) racing to refresh it make one refresh at the platform and both end with
- * the new token; a cached decrypted token is dropped when the stored copy changes; a ciphertext no
+ * The platform token of a sign-in, one gateway instance at a time: decrypted, refreshed when due
+ * (once under concurrent requests), a refused refresh or a revoked sign-in is 401; a ciphertext no
  * key opens is "sign in again" (401), never a 500; lifetimes hold at a clock far from zero.
+ * Several instances sharing one store: PlatformTokenAcrossInstances.test.ts; over HTTP:
+ * PlatformTokenHttp.test.ts.
  */
-import { assert, describe, it, layer } from "@effect/vitest"
-import { Context, Effect, Exit, Layer, Redacted } from "effect"
+import { assert, describe, it } from "@effect/vitest"
+import { Context, Effect, Exit, Fiber, Layer, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import { SettingsLive } from "../../src/layers/config/Settings.ts"
 import { TokenStoreCached } from "../../src/layers/auth/TokenStoreCached.ts"
-import { TokenStoreSql } from "../../src/layers/auth/TokenStoreSql.ts"
 import { Auth } from "../../src/services/auth/Auth.ts"
 import { AuthLive } from "../../src/services/auth/AuthLive.ts"
 import { ChatPlatform } from "../../src/services/platform/ChatPlatform.ts"
@@ -18,9 +18,9 @@ import type { Keyring } from "../../src/services/infra/Cipher.ts"
 import { TokenStore } from "../../src/services/auth/TokenStore.ts"
 import { TokenStoreMemory } from "../layers/TokenStoreMemory.ts"
 import { CapturedLogs } from "../utils/CapturedLogs.ts"
-import { testDb } from "../utils/Db.ts"
 import { makeFakePlatform, testConfig, testKeyring } from "./AuthFixtures.ts"
 import type { FakePlatform } from "./AuthFixtures.ts"
+import { run as runFlow, signIn as signInFlow } from "./AuthFlowFixtures.ts"
 
 const CLIENT = "https://client.example/callback"
 
@@ -54,68 +54,67 @@ const signIn = (auth: Auth["Service"], fake: FakePlatform) =>
     return { tokens, principal: (yield* store.resolveAccess(tokens.access_token))! }
   })
 
-/** 10 requests on each of two instances at once, for a platform token that is due. */
-const race = (fake: FakePlatform, cacheMs?: number) =>
-  Effect.gen(function*() {
-    const a = yield* instance(cacheMs === undefined ? {} : { cacheMs })
-    const b = yield* instance(cacheMs === undefined ? {} : { cacheMs })
-    fake.setExpiresIn(30) // inside the 60 s skew: due at once
-    const { principal } = yield* signIn(a, fake)
-    fake.setExpiresIn(604800)
-    fake.setRefreshDelay(Effect.sleep("300 millis"))
-    const tokens = yield* Effect.all(
-      [...Array.from({ length: 10 }, () => a.platformToken(principal)), ...Array.from({ length: 10 }, () => b.platformToken(principal))],
-      { concurrency: "unbounded" }
-    )
-    fake.setRefreshDelay(Effect.void)
-    assert.strictEqual(fake.calls.refreshToken, 1, "one refresh at the platform")
-    assert.deepStrictEqual(new Set(tokens.map(Redacted.value)), new Set([fake.issued[2]]), "every request of both instances has the new token")
-    assert.isTrue(fake.live.has(fake.issued[2]!))
-    // Afterwards both use the stored token: no further refresh.
-    assert.strictEqual(Redacted.value(yield* b.platformToken(principal)), fake.issued[2])
-    assert.strictEqual(Redacted.value(yield* a.platformToken(principal)), fake.issued[2])
-    assert.strictEqual(fake.calls.refreshToken, 1)
-    // Neither the old nor the new platform token in a line either instance logged.
-    const logs = JSON.stringify(yield* CapturedLogs.use((c) => c.lines))
-    for (const token of fake.issued) assert.notInclude(logs, token)
-  })
+describe("one instance: the sign-in's platform token", () => {
+  it.effect("decrypts the family's platform token", () =>
+    runFlow((fake) =>
+      Effect.gen(function*() {
+        const auth = yield* Auth
+        const store = yield* TokenStore
+        const t = yield* signInFlow(fake)
+        const principal = (yield* store.resolveAccess(t.access_token))!
+        const token = yield* auth.platformToken(principal)
+        assert.strictEqual(Redacted.value(token), fake.issued[0])
+        assert.strictEqual(fake.calls.refreshToken, 0)
+      })))
 
-describe("two instances racing to refresh one platform token", () => {
-  const memoryFake = makeFakePlatform()
-  layer(shared(TokenStoreMemory, memoryFake), { excludeTestServices: true, timeout: 30_000 })("memory store", (it) => {
-    it.effect("one refresh upstream; both end with the working token", () => race(memoryFake))
-  })
+  it.effect("an expired platform token is refreshed exactly once under 20 concurrent requests", () =>
+    runFlow((fake) =>
+      Effect.gen(function*() {
+        const auth = yield* Auth
+        const store = yield* TokenStore
+        fake.setExpiresIn(30) // inside the 60 s skew: due at once
+        const t = yield* signInFlow(fake)
+        fake.setExpiresIn(604800)
+        fake.setRefreshDelay(Effect.sleep("1 second"))
+        const principal = (yield* store.resolveAccess(t.access_token))!
+        const fiber = yield* Effect.forkChild(
+          Effect.all(Array.from({ length: 20 }, () => auth.platformToken(principal)), { concurrency: "unbounded" })
+        )
+        for (let i = 0; i < 10; i++) yield* Effect.yieldNow
+        yield* TestClock.adjust("2 seconds")
+        const tokens = yield* Fiber.join(fiber)
+        assert.strictEqual(fake.calls.refreshToken, 1)
+        assert.strictEqual(new Set(tokens.map(Redacted.value)).size, 1)
+        assert.strictEqual(Redacted.value(tokens[0]!), fake.issued[2], "the refreshed token")
+        fake.setRefreshDelay(Effect.void)
+        const again = yield* auth.platformToken(principal)
+        assert.strictEqual(Redacted.value(again), fake.issued[2])
+        assert.strictEqual(fake.calls.refreshToken, 1, "the stored refreshed token is used afterwards")
+      })))
 
-  const sqlFake = makeFakePlatform()
-  layer(shared(TokenStoreSql.pipe(Layer.provideMerge(testDb("pglite"))), sqlFake), { excludeTestServices: true, timeout: 60_000 })(
-    "SQL store, each instance with its own 5 s token cache (as deployed)",
-    (it) => {
-      it.effect("one refresh upstream; both end with the working token", () => race(sqlFake, 5_000))
-    }
-  )
-})
+  it.effect("a platform that refuses the refresh ends the sign-in (401)", () =>
+    runFlow((fake) =>
+      Effect.gen(function*() {
+        const auth = yield* Auth
+        const store = yield* TokenStore
+        fake.setExpiresIn(30)
+        const t = yield* signInFlow(fake)
+        const principal = (yield* store.resolveAccess(t.access_token))!
+        fake.refuseRefresh()
+        assert.strictEqual(yield* failTag(auth.platformToken(principal)), "Unauthorized")
+        assert.isUndefined(yield* store.resolveAccess(t.access_token), "the family is revoked")
+      })))
 
-describe("a decrypted token cached by one instance", () => {
-  it.effect("is dropped when the stored copy changes (at once uncached; within the cache's TTL with it)", () => {
-    const fake = makeFakePlatform()
-    return Effect.gen(function*() {
-      const a = yield* instance()
-      const b = yield* instance()
-      const c = yield* instance({ cacheMs: 5_000 })
-      const { principal } = yield* signIn(a, fake)
-      const first = yield* b.platformToken(principal)
-      assert.strictEqual(Redacted.value(yield* c.platformToken(principal)), Redacted.value(first))
-      // The platform refused it on instance A (a 401): A renews it; the stored copy changes.
-      const renewed = yield* a.renewPlatformToken(principal, first)
-      assert.notStrictEqual(Redacted.value(renewed), Redacted.value(first))
-      assert.strictEqual(Redacted.value(yield* b.platformToken(principal)), Redacted.value(renewed), "B drops its decrypted copy")
-      yield* TestClock.adjust("5001 millis")
-      assert.strictEqual(Redacted.value(yield* c.platformToken(principal)), Redacted.value(renewed), "C after its cache's TTL")
-      // A second 401 on the old token elsewhere: the stored (new) one is used, no second refresh.
-      assert.strictEqual(Redacted.value(yield* b.renewPlatformToken(principal, first)), Redacted.value(renewed))
-      assert.strictEqual(fake.calls.refreshToken, 1)
-    }).pipe(Effect.provide(shared(TokenStoreMemory, fake)))
-  })
+  it.effect("a revoked sign-in has no platform token", () =>
+    runFlow((fake) =>
+      Effect.gen(function*() {
+        const auth = yield* Auth
+        const store = yield* TokenStore
+        const t = yield* signInFlow(fake)
+        const principal = (yield* store.resolveAccess(t.access_token))!
+        yield* auth.revoke(t.access_token)
+        assert.strictEqual(yield* failTag(auth.platformToken(principal)), "Unauthorized")
+      })))
 })
 
 describe("a stored platform token that no key opens", () => {
