@@ -1,6 +1,6 @@
 /** Entry point: configuration, keys, logging, then the application layer until SIGTERM/SIGINT. */
 import { NodeRuntime } from "@effect/platform-node"
-import { Duration, Effect, Exit, Layer, Logger, References, Result } from "effect"
+import { Duration, Effect, Exit, Layer, References, Result } from "effect"
 import { AppLive } from "./layers/App.ts"
 import { SandboxMode } from "./sandbox/SandboxMode.ts"
 import { JobDrainTimeout } from "./layers/jobs/JobEnginePgBoss.ts"
@@ -8,6 +8,8 @@ import { MemoryReducerNudge } from "./layers/infra/MemoryReducerNudge.ts"
 import { configInvalid, loadConfig } from "./layers/config/AppConfig.ts"
 import type { ConfigInvalid } from "./layers/config/AppConfig.ts"
 import { keyringOf } from "./layers/config/KeyringFile.ts"
+import { loggerLayer, resolveLogFormat } from "./layers/config/LogFormat.ts"
+import { startupLines } from "./layers/config/StartupLines.ts"
 import { readFeedsEnv } from "./layers/config/FeedsConfigEnv.ts"
 import { readFormsEnv } from "./layers/config/FormsConfigEnv.ts"
 import { checkPort, describeStartupFailure } from "./layers/config/StartupErrors.ts"
@@ -51,16 +53,8 @@ const program = (config: AppConfigShape) => Effect.gen(function*() {
     process.exit(1)
   })))
   const keyring = yield* keyringOf(config, { generate: true })
-  yield* Effect.logInfo(
-    config.sandbox
-      ? `sandbox mode: the chat platform, sources and task board are served at ${config.publicUrl}/sandbox`
-      : "platform mode: talking to the configured chat platform"
-  )
-  yield* Effect.logInfo(
-    config.role === "worker"
-      ? "ROLE=worker: job workers; serving /healthz and /readyz only"
-      : `ROLE=${config.role}: public URL ${config.publicUrl}; interactive docs at ${config.publicUrl}/docs`
-  )
+  // Where to go next: the sandbox, the docs, the panel and the sign-in (StartupLines.ts).
+  for (const line of startupLines(config)) yield* Effect.logInfo(line)
   exitAfterGrace(shutdownGraceMs)
   // Node 24: lets V8 give memory back once the process is quiet (layers/infra/MemoryReducerNudge.ts).
   return yield* Layer.launch(Layer.merge(AppLive(config, SandboxMode.of(config), keyring), MemoryReducerNudge())).pipe(
@@ -98,14 +92,15 @@ const exitOnKnown = (e: unknown) => {
   return Effect.fail(e)
 }
 
-// The log level (LOG_LEVEL, any case) and format (LOG_FORMAT) as AppConfig read them; nothing is
-// logged before the configuration is read, and a bad value stops the start with its line.
+// The log level (LOG_LEVEL, any case) and format (LOG_FORMAT; `auto`: pretty on a terminal, JSON
+// otherwise) as AppConfig read them; nothing is logged before the configuration is read, and a bad
+// value stops the start with its line.
 const main: Effect.Effect<void, unknown> = loadAllConfig.pipe(
   Effect.flatMap((config) =>
     program(config).pipe(
       Effect.catch(exitOnKnown),
       Effect.tapCause((cause) => Effect.logError("start-up failed", cause)),
-      Effect.provide(Logger.layer([config.logFormat === "pretty" ? Logger.consolePretty() : Logger.consoleJson])),
+      Effect.provide(loggerLayer(resolveLogFormat(config.logFormat, process.stdout.isTTY === true))),
       Effect.provideService(References.MinimumLogLevel, config.logLevel)
     )
   ),

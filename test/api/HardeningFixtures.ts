@@ -19,8 +19,8 @@ export const LOGIN = `/auth/idp/login?redirect_uri=${encodeURIComponent(CLIENT_R
 
 export const decodeEnvelope = (body: string) => Schema.decodeUnknownSync(Envelope)(JSON.parse(body), { onExcessProperty: "error" })
 
-/** The gateway on PGlite with every log line captured (as the JSON logger writes it) at Info. */
-export const CapturedApp = (lines: Array<string>, overrides: Parameters<typeof testAppConfig>[1] = {}) =>
+/** The gateway on PGlite with every log line captured (as the JSON logger writes it) at `level` and above (Info). */
+export const CapturedApp = (lines: Array<string>, overrides: Parameters<typeof testAppConfig>[1] = {}, level: "Debug" | "Info" = "Info") =>
   Layer.unwrap(Effect.gen(function*() {
     const port = yield* Effect.promise(freePort)
     const config = testAppConfig(port, overrides)
@@ -29,7 +29,7 @@ export const CapturedApp = (lines: Array<string>, overrides: Parameters<typeof t
     return makeApp(config, SandboxMode.of(config), capabilities as Layer.Layer<Capabilities, unknown>).pipe(
       Layer.merge(Layer.succeed(TestApp, TestApp.of({ url: config.publicUrl, config }))),
       Layer.provide(Logger.layer([capture])),
-      Layer.provide(Layer.succeed(References.MinimumLogLevel, "Info")),
+      Layer.provide(Layer.succeed(References.MinimumLogLevel, level)),
       Layer.provide(Layer.succeed(DependencyHealth, makeDependencyHealth()))
     )
   }))

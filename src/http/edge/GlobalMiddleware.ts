@@ -102,14 +102,17 @@ const finish = (
   const status = response.status
   // A bounded label, never the raw path (ids and names would make one series per resource).
   recordRequestUnsafe(fiber.context, method, routeLabel(url, status), status, (performance.now() - started) / 1000)
-  // Below Info (e.g. LOG_LEVEL=Warn) the line is not built at all (LogLevel.isEnabled, read in place).
-  if (!options.accessLog || LogLevel.isGreaterThan(fiber.getRef(References.MinimumLogLevel), "Info")) {
+  // The sandbox's twins are called by the gateway's own pollers every few seconds: their lines are
+  // Debug, so an idle sandbox gateway does not log a poll every 15 s.
+  const level = url.startsWith("/sandbox/") ? "Debug" : "Info"
+  // Below its level (e.g. LOG_LEVEL=Warn) the line is not built at all (read in place).
+  if (!options.accessLog || LogLevel.isGreaterThan(fiber.getRef(References.MinimumLogLevel), level)) {
     return Effect.succeed(response)
   }
   // Secrets out of the line (webhook tokens in paths, codes and states in queries): Redact.ts.
   const q = url.indexOf("?")
   return Effect.as(
-    Effect.logInfo("request").pipe(
+    (level === "Debug" ? Effect.logDebug : Effect.logInfo)("request").pipe(
       Effect.annotateLogs({
         method,
         path: redactPath(q < 0 ? url : url.slice(0, q)),

@@ -43,7 +43,8 @@ export interface AppConfigShape {
   readonly rateLimitAuthPerHour: number
   readonly trustProxy: boolean
   readonly logLevel: "Trace" | "Debug" | "Info" | "Warn" | "Error"
-  readonly logFormat: "json" | "pretty"
+  /** LOG_FORMAT: `auto` (pretty on a terminal, JSON otherwise: LogFormat.ts), `json` or `pretty`. */
+  readonly logFormat: "auto" | "json" | "pretty"
   /** SHUTDOWN_GRACE_MS: after SIGTERM/SIGINT, how long requests and jobs in hand may finish (main.ts). */
   readonly shutdownGraceMs: number
   readonly maintenance: boolean
@@ -162,7 +163,7 @@ const fields = {
     Config.withDefault("Info"),
     Config.map((v) => parseLogLevel(v) ?? invalid("LOG_LEVEL", `expected one of trace, debug, info, warn, error (any case), got ${JSON.stringify(v)}`))
   ),
-  logFormat: Config.Literals(["json", "pretty"], "LOG_FORMAT").pipe(Config.withDefault("json" as const)),
+  logFormat: Config.Literals(["auto", "json", "pretty"], "LOG_FORMAT").pipe(Config.withDefault("auto" as const)),
   shutdownGraceMs: Config.String("SHUTDOWN_GRACE_MS").pipe(Config.withDefault(""), Config.map((raw) => {
     const ms = raw.trim() === "" ? defaultServerLimits.shutdownGraceMs : Number(raw)
     return Number.isInteger(ms) && ms >= 0 && ms <= 600_000 ? ms : invalid("SHUTDOWN_GRACE_MS", `expected whole milliseconds from 0 to 600000, got ${raw}`)

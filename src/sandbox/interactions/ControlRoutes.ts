@@ -11,7 +11,7 @@ export const CONTROL_ROUTES: ReadonlyArray<{ readonly method: string; readonly p
   {
     method: "POST",
     path: "/sandbox/faults",
-    purpose: "inject faults: kind 400|401|403|404|429|500|hang|slow on a route by name (and path prefix), or dm_closed for a user_id",
+    purpose: "inject faults: kind 400|401|403|404|429|500|hang|slow|cut|cut-after on a route by name (as in /sandbox/stats; * for any) and path prefix, count times (1), or dm_closed for a user_id",
     example: { route: "POST /channels/{id}/messages", kind: "403", count: 1, path: `${API}/channels/${SEED.ids.textChannels.s1}` }
   },
   { method: "DELETE", path: "/sandbox/faults", purpose: "clear every pending fault (and closed DMs)" },

@@ -1,0 +1,98 @@
+/**
+ * The README's walkthroughs, run the way a newcomer runs them: every ```sh block of "Try it in the
+ * sandbox", in order, pasted into one bash session against a fresh gateway (the production bundle in
+ * sandbox mode, embedded database, a free port). Only two lines are changed: `GATEWAY=` (the port)
+ * and `CODE=` (the temporary token). The token is obtained as a person's browser obtains it: the
+ * sign-in URL the README gives, the sandbox's sign-in page, the "Sign in as Alice" link on it, the
+ * redirects (with the sign-in cookie) to the landing page, and the `bmg_tt_…` token that page shows.
+ * Each `# →` comment is checked against what its command printed (`…` stands for anything).
+ */
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { spawn } from "node:child_process"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { freePort } from "../utils/TestApp.ts"
+import { childProcesses } from "../utils/ChildProcesses.ts"
+import { cleanEnv, ROOT, sharedBundle, waitReady } from "../process/SpawnFixtures.ts"
+import { matchesShown, walkthroughSteps } from "./ReadmeWalkthroughFixtures.ts"
+
+const processes = childProcesses()
+const UA = { "user-agent": "readme-walkthrough-test" }
+let gateway = ""
+
+beforeAll(async () => {
+  const out = await sharedBundle()
+  const port = await freePort()
+  gateway = `http://127.0.0.1:${port}`
+  const server = processes.spawn(process.execPath, [join(out, "main.mjs")], { cwd: ROOT, env: cleanEnv({ PORT: String(port) }) })
+  await waitReady(gateway, server, 90_000, UA)
+}, 300_000)
+afterAll(() => processes.cleanUp(), 30_000)
+
+/** Follows one redirect by hand, keeping the sign-in cookie as a browser would. */
+const get = async (url: string, cookie: string) => {
+  const res = await fetch(url, { redirect: "manual", headers: { ...UA, ...(cookie === "" ? {} : { cookie }) } })
+  const set = res.headers.get("set-cookie")
+  return { res, cookie: set === null ? cookie : set.split(";")[0]!, location: res.headers.get("location") }
+}
+
+/** The browser's sign-in as alice, ending on the landing page; the temporary token it shows. */
+const signInAsAlice = async (loginUrl: string): Promise<string> => {
+  let step = await get(loginUrl, "")
+  assert.strictEqual(step.res.status, 307, "the login sends the browser to the platform's sign-in page")
+  step = await get(new URL(step.location!, gateway).href, step.cookie)
+  const page = await step.res.text()
+  const link = /<a href="([^"]+)">Sign in as Alice/.exec(page)?.[1]
+  assert.isDefined(link, `the sign-in page offers alice:\n${page}`)
+  step = await get(new URL(link!.replaceAll("&amp;", "&"), gateway).href, step.cookie)
+  while (step.location !== null) step = await get(new URL(step.location, gateway).href, step.cookie)
+  const landing = await step.res.text()
+  const code = /<pre>(bmg_tt_[^<]+)<\/pre>/.exec(landing)?.[1]
+  assert.isDefined(code, `the landing page shows the temporary token:\n${landing}`)
+  return code!
+}
+
+/** Runs the script with bash; each step's output (stdout and stderr) by its marker. */
+const runBash = (script: string, timeoutMs: number) =>
+  new Promise<{ outputs: Map<number, string>; all: string; code: number | null }>((resolve) => {
+    const child = spawn("bash", ["-s"], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] })
+    let all = ""
+    child.stdout.setEncoding("utf8").on("data", (c: string) => all += c)
+    child.stderr.setEncoding("utf8").on("data", (c: string) => all += c)
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs)
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      const outputs = new Map<number, string>()
+      for (const part of all.split("\n@@step ").slice(1)) {
+        const eol = part.indexOf("\n")
+        outputs.set(Number(part.slice(0, eol)), part.slice(eol + 1))
+      }
+      resolve({ outputs, all, code })
+    })
+    child.stdin.end(script)
+  })
+
+describe("README walkthroughs", () => {
+  it("run as pasted and answer what the README shows", async () => {
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8")
+    const steps = walkthroughSteps(readme)
+    const loginUrl = /Open `(http:\/\/127\.0\.0\.1:8080\/auth\/idp\/login\?redirect_uri=[^`]+)`/.exec(readme)?.[1]
+    assert.isDefined(loginUrl, "the README gives the sign-in URL")
+    const code = await signInAsAlice(loginUrl!.replaceAll("http://127.0.0.1:8080", gateway))
+    const substituted = { gateway: 0, code: 0 }
+    const script = steps.map((step, i) => {
+      let command = step.command
+      if (/^GATEWAY=/m.test(command)) (substituted.gateway++, command = command.replace(/^GATEWAY=.*$/m, `GATEWAY=${gateway}`))
+      if (/^CODE=/m.test(command)) (substituted.code++, command = command.replace(/^CODE=.*$/m, `CODE=${code}`))
+      return `printf '\\n@@step ${i}\\n'\n${command}`
+    }).join("\n") + "\nprintf '\\n@@step end\\n'\n"
+    assert.deepStrictEqual(substituted, { gateway: 1, code: 1 }, "exactly the GATEWAY= and CODE= lines are replaced")
+    const { outputs, all, code: exit } = await runBash(script, 100_000)
+    assert.isTrue(all.includes("\n@@step end\n"), `every command ran to the end (exit ${exit}):\n${all}`)
+    const checked = steps.flatMap((step, i) => step.shown === undefined ? [] : [{ step, output: (outputs.get(i) ?? "").trim() }])
+    assert.isAtLeast(checked.length, 15, "the walkthroughs show what their commands answer")
+    const wrong = checked.filter(({ output, step }) => !matchesShown(step.shown!, output))
+      .map(({ output, step }) => `README: ${step.command}\nshows:   ${step.shown}\nprinted: ${output}`)
+    assert.deepStrictEqual(wrong, [], wrong.join("\n\n"))
+  }, 200_000)
+})
