@@ -7,6 +7,7 @@ import { Effect, Layer } from "effect"
 import { HttpServerResponse } from "effect/http"
 import type { DiscordContext, Principal } from "./DiscordHttp.ts"
 import { API, discordError, discordHandler, Errors, routerPath } from "./DiscordHttp.ts"
+import { lookupChannel } from "./ChannelLookup.ts"
 import { checkMessage } from "./DiscordMessage.ts"
 import * as Shapes from "./DiscordShapes.ts"
 import type { DiscordStore } from "./DiscordState.ts"
@@ -121,6 +122,15 @@ const routes = (store: DiscordStore): ReadonlyArray<readonly [Method, string, st
     botOnly((ctx, bot) => {
       const guild = botGuild(bot, ctx.params["id"])
       return guild ? json(guild.roles.map(Shapes.role)) : fail(Errors.unknownGuild())
+    })
+  ],
+  [
+    "GET",
+    "/channels/{id}",
+    "id",
+    botOnly((ctx, bot) => {
+      const found = lookupChannel(ctx.params["id"] ?? "")
+      return found && botGuild(bot, found.guildId) ? json(found.body) : fail(Errors.unknownChannel())
     })
   ],
   [

@@ -41,6 +41,10 @@ export interface PlatformChannel {
   readonly name: string
   readonly type: number
   readonly guild_id?: string
+  /** A thread's channel, a channel's category. */
+  readonly parent_id?: string | null
+  /** A forum's tags (type 15). */
+  readonly available_tags?: ReadonlyArray<{ readonly id: string; readonly name: string }>
 }
 
 /** An element of GET /guilds/{id}/roles. `color` is the RGB integer. */
@@ -152,6 +156,8 @@ export class ChatPlatform extends Context.Service<ChatPlatform, {
     botToken: Redacted.Redacted<string>,
     guildId: string
   ) => Effect.Effect<ReadonlyArray<PlatformRole>, PlatformError>
+  /** GET /channels/{id}: a channel or a thread, as the bot sees it (404 Unknown Channel otherwise). */
+  readonly getChannel: (botToken: Redacted.Redacted<string>, channelId: string) => Effect.Effect<PlatformChannel, PlatformError>
   readonly getChannelWebhooks: (
     botToken: Redacted.Redacted<string>,
     channelId: string
