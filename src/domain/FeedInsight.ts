@@ -6,10 +6,34 @@ import { Schema } from "effect"
 
 const Instant = Schema.String.annotate({ description: "UTC ISO 8601", format: "date-time" })
 
+/** An embed as Discord takes it (RichEmbed: the fields the gateway fills). */
+export const PreviewEmbed = Schema.Struct({
+  title: Schema.optionalKey(Schema.String),
+  url: Schema.optionalKey(Schema.String),
+  description: Schema.optionalKey(Schema.String),
+  color: Schema.optionalKey(Schema.Int),
+  timestamp: Schema.String,
+  image: Schema.optionalKey(Schema.Struct({ url: Schema.String })),
+  thumbnail: Schema.optionalKey(Schema.Struct({ url: Schema.String })),
+  author: Schema.optionalKey(Schema.Struct({ name: Schema.String })),
+  footer: Schema.optionalKey(Schema.Struct({ text: Schema.String }))
+}).annotate({ identifier: "PreviewEmbed" })
+
 export const PreviewMessage = Schema.Struct({
   content: Schema.String.annotate({ description: "The message text, exactly as the webhook would get it" }),
   username: Schema.NullOr(Schema.String).annotate({ description: "The name the message is posted under; null: the webhook's own" }),
-  avatar_url: Schema.NullOr(Schema.String).annotate({ description: "The avatar the message is posted with; null: the webhook's own" })
+  avatar_url: Schema.NullOr(Schema.String).annotate({ description: "The avatar the message is posted with; null: the webhook's own" }),
+  // delivery.md §10, present only when the feed's options use them (so earlier answers are unchanged).
+  allowed_mentions: Schema.optionalKey(Schema.Struct({
+    parse: Schema.Array(Schema.String),
+    roles: Schema.optionalKey(Schema.Array(Schema.String))
+  }).annotate({ description: "Who may be pinged: with mention_roles exactly those roles, else no one" })),
+  embeds: Schema.optionalKey(Schema.Array(PreviewEmbed)),
+  thread_name: Schema.optionalKey(Schema.String.annotate({ description: "A forum webhook's new post: its name" })),
+  applied_tags: Schema.optionalKey(Schema.Array(Schema.String).annotate({ description: "A forum webhook's new post: its tag ids" })),
+  continued: Schema.optionalKey(Schema.Array(Schema.String).annotate({
+    description: "With split: the contents of the messages that follow this one (at most 2)"
+  }))
 }).annotate({ identifier: "PreviewMessage" })
 
 export const PreviewItem = Schema.Struct({

@@ -39,6 +39,10 @@ export interface WebhookMessage {
   readonly guildId: string
   readonly body: unknown
   readonly at: number
+  /** Execute Webhook's `thread_id`, or the forum post the message opened (delivery.md §10). */
+  readonly threadId?: string
+  /** Discord's message flags: bit 1 CROSSPOSTED once the bot published it. */
+  flags?: number
 }
 
 export interface Window {
@@ -70,6 +74,8 @@ export class DiscordStore {
   readonly refreshTokens = new Map<string, RefreshToken>()
   readonly windows = new Map<string, Window>()
   readonly messages: Array<WebhookMessage> = []
+  /** Threads deleted (DELETE /channels/{id}): they answer Unknown Channel from then on. */
+  readonly deletedChannels = new Set<string>()
   private sequence = 0n
 
   constructor(readonly config: SandboxConfigShape) {}

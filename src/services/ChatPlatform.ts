@@ -6,6 +6,7 @@
 import { Context, Schema } from "effect"
 import type { Effect, Redacted } from "effect"
 import { Forbidden, NotFound, RequestTimeout, ServiceUnavailable, Unauthorized } from "../domain/Errors.ts"
+import type { Embed } from "./delivery/Embed.ts"
 
 /** GET /users/@me (user or bot token). */
 export interface PlatformUser {
@@ -77,7 +78,12 @@ export interface PlatformWebhookBody {
   readonly content?: string
   readonly username?: string
   readonly avatar_url?: string
-  readonly allowed_mentions?: { readonly parse: ReadonlyArray<string> }
+  readonly allowed_mentions?: { readonly parse: ReadonlyArray<string>; readonly roles?: ReadonlyArray<string> }
+  /** delivery.md §10: Discord's RichEmbed as the renderer fills it (services/delivery/Embed.ts). */
+  readonly embeds?: ReadonlyArray<Embed>
+  /** A forum webhook's new post: its name and tag ids. */
+  readonly thread_name?: string
+  readonly applied_tags?: ReadonlyArray<string>
 }
 
 /** The OAuth2 token answer of the platform. */
@@ -184,7 +190,8 @@ export class ChatPlatform extends Context.Service<ChatPlatform, {
     webhookId: string,
     webhookToken: Redacted.Redacted<string>,
     body: PlatformWebhookBody,
-    options?: { readonly wait?: boolean }
+    /** `threadId`: post into that thread of the webhook's channel (Execute Webhook's `thread_id` query). */
+    options?: { readonly wait?: boolean; readonly threadId?: string | undefined }
   ) => Effect.Effect<string | null, PlatformError>
   /**
    * A direct message from the bot to a user (POST /users/@me/channels, then POST

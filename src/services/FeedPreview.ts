@@ -10,7 +10,7 @@
 import type { FeedPreview, PreviewItem } from "../domain/FeedInsight.ts"
 import { itemTitle } from "./delivery/Item.ts"
 import type { Item } from "./delivery/Item.ts"
-import { render } from "./delivery/Render.ts"
+import { renderMessages } from "./delivery/Render.ts"
 import type { WebhookMessage } from "./delivery/Render.ts"
 import type { PastDelivery, SelectFeed, SelectLimits } from "./delivery/Select.ts"
 import { selectForFeed } from "./delivery/Select.ts"
@@ -35,11 +35,23 @@ export interface PreviewInput {
   readonly limits: SelectLimits
 }
 
-export const previewMessage = (m: WebhookMessage): PreviewItem["message"] => ({
+export const previewMessage = (m: WebhookMessage, continued: ReadonlyArray<WebhookMessage> = []): PreviewItem["message"] => ({
   content: m.content,
   username: m.username ?? null,
-  avatar_url: m.avatar_url ?? null
+  avatar_url: m.avatar_url ?? null,
+  // delivery.md §10's parts, only when the options use them: an answer without them is unchanged.
+  ...(m.allowed_mentions.roles === undefined ? {} : { allowed_mentions: m.allowed_mentions }),
+  ...(m.embeds === undefined ? {} : { embeds: m.embeds }),
+  ...(m.thread_name === undefined ? {} : { thread_name: m.thread_name }),
+  ...(m.applied_tags === undefined ? {} : { applied_tags: m.applied_tags }),
+  ...(continued.length === 0 ? {} : { continued: continued.map((c) => c.content) })
 })
+
+/** Every message of the item, as the worker would send them. */
+const previewOf = (item: Item, feed: Pick<SelectFeed, "options" | "defaults">) => {
+  const [first, ...rest] = renderMessages(item, feed.options, feed.defaults)
+  return previewMessage(first!, rest)
+}
 
 export const buildPreview = (input: PreviewInput): FeedPreview => {
   const { feed } = input
@@ -63,7 +75,7 @@ export const buildPreview = (input: PreviewInput): FeedPreview => {
         published_at: d.item.publishedAt.toISOString(),
         verdict,
         reasons: [...reasons],
-        message: previewMessage(d.message ?? render(d.item, feed.options, feed.defaults))
+        message: previewOf(d.item, feed)
       }
     })
   }
