@@ -15,7 +15,7 @@ import { DiscordState, randomToken } from "./DiscordState.ts"
 import { interactionFollowup } from "./interactions/InteractionsRoutes.ts"
 import { sandboxRoute } from "./SandboxRoute.ts"
 import type { SeedBot, SeedGuild, SeedWebhook } from "./Seed.ts"
-import { computePermissions, findChannel, findGuild, findThread, guildsOf, PermissionBits, SEED } from "./Seed.ts"
+import { computePermissions, findChannel, findForum, findGuild, findThread, guildsOf, PermissionBits, SEED } from "./Seed.ts"
 
 type Method = "GET" | "POST" | "DELETE"
 type Handler = (ctx: DiscordContext) => Effect.Effect<HttpServerResponse.HttpServerResponse>
@@ -279,14 +279,26 @@ const routes = (store: DiscordStore): ReadonlyArray<readonly [Method, string, st
           const thread = store.deletedChannels.has(threadId) ? undefined : findThread(threadId)
           if (!thread || thread.parent_id !== webhook.channelId) return Errors.unknownChannel()
         }
+        // A forum's webhook opens a post (its id is the message's), named by thread_name, tagged with the forum's tag ids.
+        const forum = findForum(webhook.channelId)
+        const record = body as Record<string, unknown>
+        if (forum && threadId === undefined && (typeof record["thread_name"] !== "string" || record["thread_name"] === "")) {
+          return discordError(400, "Webhooks posted to forum channels must have a thread_name or thread_id", 220001)
+        }
+        const tags = record["applied_tags"]
+        if (forum && Array.isArray(tags) && tags.some((t) => !forum.tags.some((f) => f.id === t))) {
+          return discordError(400, "Invalid Form Body", 50035, { errors: { applied_tags: { _errors: [{ code: "TAG_INVALID", message: "Unknown tag" }] } } })
+        }
+        const id = store.nextId("35")
+        const into = threadId ?? (forum ? id : undefined)
         const message = {
-          id: store.nextId("35"),
+          id,
           webhookId: webhook.id,
           channelId: webhook.channelId,
           guildId: webhook.guildId,
           body,
           at: ctx.now,
-          ...(threadId === undefined ? {} : { threadId })
+          ...(into === undefined ? {} : { threadId: into })
         }
         store.messages.push(message)
         if (ctx.query.get("wait") !== "true") return HttpServerResponse.empty()

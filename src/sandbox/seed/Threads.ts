@@ -3,7 +3,8 @@
  * `GET /sandbox` lists them, `GET /channels/{id}` answers them, and neither is in the channel
  * listings (whose three types the contract keeps). Ids: channel indexes 10 (thread) and 11 (forum).
  */
-import { CHANNEL_INDEX, channelId, GUILDS_BY_DIGIT } from "./Ids.ts"
+import { BOT2_ID, CHANNEL_INDEX, channelId, GUILDS_BY_DIGIT } from "./Ids.ts"
+import type { SeedWebhook } from "./Shapes.ts"
 
 /** Discord's channel types: 11 a public thread, 15 a forum. */
 export const PUBLIC_THREAD = 11
@@ -41,3 +42,14 @@ export const FORUMS: ReadonlyArray<SeedForum> = servers.map((s) => ({
 
 export const findThread = (id: string): SeedThread | undefined => THREADS.find((t) => t.id === id)
 export const findForum = (id: string): SeedForum | undefined => FORUMS.find((f) => f.id === id)
+
+/** Per forum, a FeedsBot webhook (ids `330000000000000` + server digit + `11`): a feed given its URL opens one post per item. */
+export const FORUM_WEBHOOKS: ReadonlyArray<SeedWebhook> = FORUMS.map((f, i) => ({
+  id: `330000000000000${i + 1}11`,
+  token: `sandbox-forum-webhook-s${i + 1}-`.padEnd(68, "0"),
+  name: "FeedsBot forum",
+  avatar: null,
+  guildId: f.guildId,
+  channelId: f.id,
+  applicationId: BOT2_ID
+}))
