@@ -36,7 +36,9 @@ export const targets = {
   // Delivery (#14): what is posted (filters, renderer), whether it was already (dedup: Select's
   // "already posted" and the item id), and the posting itself.
   "src/services/delivery/Filters.ts": ["test/delivery/Filters.test.ts", "test/delivery/Select.test.ts", "test/delivery/FiltersMutation.test.ts"],
-  "src/services/delivery/Render.ts": ["test/delivery/Render.test.ts", "test/delivery/Timestamp.test.ts", "test/delivery/Select.test.ts", "test/delivery/RenderMutation.test.ts"],
+  "src/services/delivery/Render.ts": ["test/delivery/Render.test.ts", "test/delivery/Timestamp.test.ts", "test/delivery/Select.test.ts", "test/delivery/RenderMutation.test.ts", "test/delivery/RenderPosting.test.ts"],
+  // delivery.md §10: the mentions rule, the embed, splitting and forum posts.
+  "src/services/delivery/{Mentions,Split,Embed,ForumPost}.ts": ["test/delivery/RenderPosting.test.ts"],
   "src/services/delivery/Select.ts": ["test/delivery/Select.test.ts", "test/delivery/SelectMutation.test.ts"],
   "src/services/delivery/Item.ts": ["test/delivery/Text.test.ts", "test/delivery/ItemMutation.test.ts", "test/delivery/Select.test.ts", "test/delivery/Render.test.ts", "test/delivery/Filters.test.ts"],
   "src/services/DeliveryPost.ts": ["test/delivery/DeliveryPostMutation.test.ts", "test/delivery/DeliverySteps.test.ts", "test/delivery/DeliveryWorkers.test.ts", "test/delivery/WebhookRefusals.test.ts"],
