@@ -119,6 +119,25 @@ describe("split", () => {
     expect(splitText("ab cd", 5, 3, 2)).toEqual(["ab", "cd"])
   })
 
+  it.each([
+    ["the first piece has its own limit", "aaa bbb ccc", 7, 3, 3, ["aaa", "bbb ccc"]],
+    ["no room at all: nothing is cut", "abc", 5, 3, 0, ["abc"]],
+    ["a limit of 1", "abcd", 1, 3, 1, ["a", "b", "cd"]],
+    ["exactly at the limit: one piece", "abc", 3, 3, 3, ["abc"]],
+    ["the last space before the limit", "aa bb", 4, 3, 4, ["aa", "bb"]],
+    ["a line break right after the head beats an earlier space", "aa bb\ncc", 5, 3, 5, ["aa bb", "cc"]],
+    ["a line break at the very start is no boundary", "\nab cd", 4, 3, 4, ["\nab", "cd"]],
+    ["a space inside the head beats a hard cut", "aa bbcc", 4, 3, 4, ["aa", "bbcc"]],
+    ["a space at the very start is no boundary", " abcdef", 4, 2, 4, [" abc", "def"]],
+    ["a word cut before the limit", "ab cdef", 4, 2, 4, ["ab", "cdef"]],
+    ["white space at a cut is dropped on both sides", "ab   cd", 4, 2, 4, ["ab", "cd"]],
+    ["an empty piece is never sent", "   abcdef", 3, 3, 3, ["abc", "def"]],
+    ["only the white space at the cut goes", "abcd ef", 2, 2, 2, ["ab", "cd ef"]],
+    ["all of it", "ab  cd", 2, 2, 2, ["ab", "cd"]]
+  ] as const)("%s", (_, text, max, parts, firstMax, expected) => {
+    expect(splitText(text, max, parts, firstMax)).toEqual(expected)
+  })
+
   it("a long header becomes up to 3 messages; the mentions open the first, the URL closes the last", () => {
     const line = `${"word ".repeat(150).trim()}\n`
     const header = line.repeat(4).trim()

@@ -12,7 +12,7 @@ export interface AllowedMentions {
 
 /** The feed's roles, each once, in its order; none for null or an empty list. */
 export const mentionRoles = (roles: ReadonlyArray<string> | null | undefined): ReadonlyArray<string> =>
-  roles === null || roles === undefined ? [] : [...new Set(roles)]
+  [...new Set(roles ?? [])]
 
 /** `allowed_mentions` for these roles. */
 export const allowedMentions = (roles: ReadonlyArray<string>): AllowedMentions =>
