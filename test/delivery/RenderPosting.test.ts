@@ -4,7 +4,8 @@
  * boundaries, up to 3; forum posts' name and tags; hostile text that must ping no one.
  */
 import { describe, expect, it } from "vitest"
-import { embedLength, EMBED_TOTAL } from "../../src/services/delivery/Embed.ts"
+import { colorOf, embedLength, EMBED_TOTAL } from "../../src/services/delivery/Embed.ts"
+import { appliedTags, threadName } from "../../src/services/delivery/ForumPost.ts"
 import type { Item } from "../../src/services/delivery/Item.ts"
 import { allowedMentions, mentionPrefix, mentionRoles } from "../../src/services/delivery/Mentions.ts"
 import type { DeliveryOptions } from "../../src/services/delivery/Options.ts"
@@ -106,6 +107,46 @@ describe("the embed per module", () => {
     expect(e.image).toBeUndefined()
     expect(e.thumbnail).toBeUndefined()
     expect(e.description).toBe("see <https://x.test/a>")
+  })
+})
+
+describe("the embed's edges", () => {
+  const embedOf = (item: Item) => render(item, { embed: true }).embeds![0]!
+  it("absent, blank or unusable parts are left out; present ones trimmed", () => {
+    const bare = rss({ title: null, author: "  ", contentHtml: null, mediaUrl: "ftp://x.test/a.jpg", feedImage: "javascript:alert(1)", feedTitle: null })
+    expect(embedOf(bare)).toEqual({ timestamp: AT.toISOString() })
+    expect(embedLength(embedOf(bare))).toBe(0)
+    const padded = embedOf(rss({ title: "  Hi  ", author: "  Ann  ", feedTitle: "  Site  ", mediaUrl: "http://x.test/a.jpg" }))
+    expect([padded.title, padded.author, padded.footer, padded.image]).toEqual(["Hi", { name: "Ann" }, { text: "Site" }, { url: "http://x.test/a.jpg" }])
+    // A title without a usable URL is not linked.
+    expect(embedOf(rss({ url: "not a url" })).url).toBeUndefined()
+    expect(embedOf(streaming({ event: "offline" })).title).toBe("Caster is offline")
+    expect(embedOf(video({ description: "  " })).description).toBeUndefined()
+    expect(embedOf(video({ description: "  A song.  " })).description).toBe("A song.")
+  })
+
+  it("URLs: http(s) only, whole, at most 2,048 characters", () => {
+    const image = (mediaUrl: string) => embedOf(rss({ mediaUrl })).image
+    const at = (n: number) => `https://x.test/${"a".repeat(n - 15)}`
+    expect(image(at(2048))).toEqual({ url: at(2048) })
+    expect(image(at(2049))).toBeUndefined()
+    expect(image("see https://x.test/a.jpg")).toBeUndefined()
+    expect(image("https://x.test/a b.jpg")).toBeUndefined()
+  })
+
+  it("the colour: exactly #rrggbb", () => {
+    expect(colorOf("#00ff7F")).toBe(0x00ff7f)
+    expect(colorOf("x#00ff7f")).toBeNull()
+    expect(colorOf("#00ff7fff")).toBeNull()
+    expect(colorOf(null)).toBeNull()
+  })
+
+  it("forum posts: the name on one line; tags trimmed, case-insensitive, at most 5", () => {
+    expect(threadName("a \n  b", "fallback")).toBe("a b")
+    const tags = ["One", " Two ", "Three", "Four", "Five", "Six"].map((name, i) => ({ id: String(i + 1), name }))
+    expect(appliedTags(tags, [" two ", "one"])).toEqual(["1", "2"])
+    expect(appliedTags(tags, tags.map((t) => t.name))).toEqual(["1", "2", "3", "4", "5"])
+    expect(appliedTags(tags, null)).toEqual([])
   })
 })
 

@@ -97,7 +97,7 @@ const httpUrl = (url: string | null | undefined): string | null => {
 
 /** `#rrggbb` as the integer Discord takes; null for anything else. */
 export const colorOf = (hex: string | null | undefined): number | null =>
-  hex !== null && hex !== undefined && /^#[0-9a-f]{6}$/i.test(hex) ? Number.parseInt(hex.slice(1), 16) : null
+  typeof hex === "string" && /^#[0-9a-f]{6}$/i.test(hex) ? Number.parseInt(hex.slice(1), 16) : null
 
 export interface EmbedInput {
   readonly color: string | null | undefined
@@ -121,7 +121,7 @@ export const renderEmbed = (item: Item, input: EmbedInput): Embed => {
   return {
     ...(title === null ? {} : { title }),
     ...(title === null || url === null ? {} : { url }),
-    ...(description === null || description === "" ? {} : { description }),
+    ...(description === null ? {} : { description }),
     ...(color === null ? {} : { color }),
     timestamp: item.publishedAt.toISOString(),
     ...(image === null ? {} : { image: { url: image } }),
