@@ -40,7 +40,9 @@ export const targets = {
   // Delivery (#14): what is posted (filters, renderer), whether it was already (dedup: Select's
   // "already posted" and the item id), and the posting itself.
   "src/services/delivery/render/Filters.ts": ["test/delivery/Filters.test.ts", "test/delivery/Select.test.ts", "test/delivery/FiltersEdges.test.ts"],
-  "src/services/delivery/render/Render.ts": ["test/delivery/Render.test.ts", "test/delivery/Timestamp.test.ts", "test/delivery/Select.test.ts", "test/delivery/RenderEdges.test.ts"],
+  "src/services/delivery/render/Render.ts": ["test/delivery/Render.test.ts", "test/delivery/Timestamp.test.ts", "test/delivery/Select.test.ts", "test/delivery/RenderEdges.test.ts", "test/delivery/RenderPosting.test.ts"],
+  // delivery.md §10: the mentions rule, the embed, splitting and forum posts.
+  "src/services/delivery/render/{Mentions,Split,Embed,ForumPost}.ts": ["test/delivery/RenderPosting.test.ts"],
   "src/services/delivery/render/Select.ts": ["test/delivery/Select.test.ts", "test/delivery/SelectAgeCutoff.test.ts"],
   "src/services/delivery/render/Item.ts": ["test/delivery/Text.test.ts", "test/delivery/Item.test.ts", "test/delivery/Select.test.ts", "test/delivery/Render.test.ts", "test/delivery/Filters.test.ts"],
   "src/services/delivery/DeliveryPost.ts": ["test/delivery/DeliveryPost.test.ts", "test/delivery/DeliveryReconcile.test.ts", "test/delivery/DeliverySteps.test.ts", "test/delivery/DeliveryWorkers.test.ts", "test/delivery/WebhookRefusals.test.ts"],

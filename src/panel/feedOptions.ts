@@ -35,7 +35,16 @@ const OPTION: Record<string, { readonly label: string; readonly type: (m: FeedMo
   custom_header: { label: "Message header", type: () => ({ kind: "text", max: 1024, multiline: true, hint: "Up to 1024 characters, before the item's link. Empty: the module's default." }) },
   "webhook-name": { label: "Post as (name)", type: () => ({ kind: "text", max: 32, multiline: false, hint: "Up to 32 characters. Empty: the source's name." }) },
   "no-username-overwrite": { label: "Keep the webhook's own name", type: () => ({ kind: "flag" }) },
-  "no-avatar-overwrite": { label: "Keep the webhook's own avatar", type: () => ({ kind: "flag" }) }
+  "no-avatar-overwrite": { label: "Keep the webhook's own avatar", type: () => ({ kind: "flag" }) },
+  // delivery.md §10.
+  mention_roles: { label: "Roles to mention, one id per line", type: () => ({ kind: "words", hint: "Up to 10 role ids of this server; only these roles are pinged. Empty: no one." }) },
+  embed: { label: "Post as a rich embed (title, text, image)", type: () => ({ kind: "flag" }) },
+  embed_color: { label: "Embed colour (#rrggbb)", type: () => ({ kind: "text", max: 7, multiline: false, hint: "Like #5865f2. Empty: no colour bar." }) },
+  thread_id: { label: "Post into thread (id)", type: () => ({ kind: "text", max: 20, multiline: false, hint: "A thread of the webhook's channel. Empty: the channel itself." }) },
+  forum_thread_name: { label: "Forum post title", type: () => ({ kind: "text", max: 1024, multiline: false, hint: "For a webhook in a forum channel; placeholders allowed, cut to 100 characters. Empty: %title%." }) },
+  forum_tags: { label: "Forum tags, one per line", type: () => ({ kind: "words", hint: "Tags of the forum by name; unknown names are ignored." }) },
+  crosspost: { label: "Publish to following servers (announcement channels)", type: () => ({ kind: "flag" }) },
+  split: { label: "Split long messages (up to 3) instead of cutting them", type: () => ({ kind: "flag" }) }
 }
 
 const EVENT_LABEL: Record<string, string> = { post: "New posts", live: "Goes live", offline: "Goes offline", added: "New videos", updated: "Updated videos" }

@@ -7,6 +7,7 @@ import { Effect, Layer } from "effect"
 import { HttpServerResponse } from "effect/http"
 import type { DiscordContext, Principal } from "./DiscordHttp.ts"
 import { API, discordError, discordHandler, Errors, routerPath } from "./DiscordHttp.ts"
+import { lookupChannel } from "./ChannelLookup.ts"
 import { checkMessage } from "./DiscordMessage.ts"
 import * as Shapes from "./DiscordShapes.ts"
 import type { DiscordStore } from "./DiscordState.ts"
@@ -14,7 +15,7 @@ import { DiscordState, randomToken } from "./DiscordState.ts"
 import { interactionFollowup } from "./interactions/InteractionsRoutes.ts"
 import { sandboxRoute } from "./SandboxRoute.ts"
 import type { SeedBot, SeedGuild, SeedWebhook } from "./Seed.ts"
-import { computePermissions, findChannel, findGuild, guildsOf, PermissionBits, SEED } from "./Seed.ts"
+import { computePermissions, findChannel, findForum, findGuild, findThread, guildsOf, PermissionBits, SEED } from "./Seed.ts"
 
 type Method = "GET" | "POST" | "DELETE"
 type Handler = (ctx: DiscordContext) => Effect.Effect<HttpServerResponse.HttpServerResponse>
@@ -125,6 +126,49 @@ const routes = (store: DiscordStore): ReadonlyArray<readonly [Method, string, st
   ],
   [
     "GET",
+    "/channels/{id}",
+    "id",
+    botOnly((ctx, bot) => {
+      const id = ctx.params["id"] ?? ""
+      const found = store.deletedChannels.has(id) ? undefined : lookupChannel(id)
+      return found && botGuild(bot, found.guildId) ? json(found.body) : fail(Errors.unknownChannel())
+    })
+  ],
+  [
+    "DELETE",
+    "/channels/{id}",
+    "id",
+    // Only a thread may be deleted here (the seeded channels stay): what a test needs to see a feed's thread go.
+    botOnly((ctx, bot) => {
+      const id = ctx.params["id"] ?? ""
+      const thread = store.deletedChannels.has(id) ? undefined : findThread(id)
+      if (!thread || !botGuild(bot, thread.guildId)) return fail(Errors.unknownChannel())
+      store.deletedChannels.add(id)
+      return json(lookupChannel(id)!.body)
+    })
+  ],
+  [
+    "POST",
+    "/channels/{id}/messages/{message_id}/crosspost",
+    "id",
+    botOnly((ctx, bot) => {
+      const found = findChannel(ctx.params["id"] ?? "")
+      if (!found || !botGuild(bot, found.guild.id)) return fail(Errors.unknownChannel())
+      if (found.channel.type !== 5) return fail(discordError(400, "Cannot execute action on this channel type", 50024))
+      if (((computePermissions(found.guild, bot.id) ?? 0n) & PermissionBits.MANAGE_MESSAGES) === 0n) {
+        return fail(discordError(403, "Missing Permissions", 50013))
+      }
+      const message = store.messages.find((m) => m.id === ctx.params["message_id"] && m.channelId === found.channel.id)
+      if (!message) return fail(discordError(404, "Unknown Message", 10008))
+      // Discord: publishing twice is refused (40033 "This message has already been crossposted").
+      if (((message.flags ?? 0) & 1) !== 0) return fail(discordError(400, "This message has already been crossposted.", 40033))
+      message.flags = (message.flags ?? 0) | 1
+      const webhook = store.webhooks.get(message.webhookId)
+      return json(webhook ? Shapes.webhookMessage(message, webhook, message.body as Record<string, unknown>) : { id: message.id })
+    })
+  ],
+  [
+    "GET",
     "/channels/{id}/webhooks",
     "id",
     botOnly((ctx, bot) => {
@@ -229,13 +273,32 @@ const routes = (store: DiscordStore): ReadonlyArray<readonly [Method, string, st
         const checked = checkMessage(parsed.body)
         if (checked.error) return checked.error
         const body = checked.body
+        // Execute Webhook's thread_id: a live thread of the webhook's channel, else Unknown Channel.
+        const threadId = ctx.query.get("thread_id") ?? undefined
+        if (threadId !== undefined) {
+          const thread = store.deletedChannels.has(threadId) ? undefined : findThread(threadId)
+          if (!thread || thread.parent_id !== webhook.channelId) return Errors.unknownChannel()
+        }
+        // A forum's webhook opens a post (its id is the message's), named by thread_name, tagged with the forum's tag ids.
+        const forum = findForum(webhook.channelId)
+        const record = body as Record<string, unknown>
+        if (forum && threadId === undefined && (typeof record["thread_name"] !== "string" || record["thread_name"] === "")) {
+          return discordError(400, "Webhooks posted to forum channels must have a thread_name or thread_id", 220001)
+        }
+        const tags = record["applied_tags"]
+        if (forum && Array.isArray(tags) && tags.some((t) => !forum.tags.some((f) => f.id === t))) {
+          return discordError(400, "Invalid Form Body", 50035, { errors: { applied_tags: { _errors: [{ code: "TAG_INVALID", message: "Unknown tag" }] } } })
+        }
+        const id = store.nextId("35")
+        const into = threadId ?? (forum ? id : undefined)
         const message = {
-          id: store.nextId("35"),
+          id,
           webhookId: webhook.id,
           channelId: webhook.channelId,
           guildId: webhook.guildId,
           body,
-          at: ctx.now
+          at: ctx.now,
+          ...(into === undefined ? {} : { threadId: into })
         }
         store.messages.push(message)
         if (ctx.query.get("wait") !== "true") return HttpServerResponse.empty()

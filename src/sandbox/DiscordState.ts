@@ -7,7 +7,7 @@ import { createHash, randomBytes } from "node:crypto"
 import type { BucketSize, SandboxConfigShape } from "./DiscordConfig.ts"
 import { SandboxConfig } from "./DiscordConfig.ts"
 import type { SeedWebhook } from "./Seed.ts"
-import { SEED } from "./Seed.ts"
+import { FORUM_WEBHOOKS, SEED } from "./Seed.ts"
 
 export interface AuthorizationCode {
   readonly userId: string
@@ -39,6 +39,10 @@ export interface WebhookMessage {
   readonly guildId: string
   readonly body: unknown
   readonly at: number
+  /** Execute Webhook's `thread_id`, or the forum post the message opened (delivery.md §10). */
+  readonly threadId?: string
+  /** Discord's message flags: bit 1 CROSSPOSTED once the bot published it. */
+  flags?: number
 }
 
 export interface Window {
@@ -64,12 +68,15 @@ export const bucketHash = (routeName: string): string =>
   createHash("sha256").update(`sandbox:${routeName}`).digest("hex").slice(0, 32)
 
 export class DiscordStore {
-  readonly webhooks = new Map<string, SeedWebhook>(SEED.webhooks.map((w) => [w.id, w]))
+  // The forums' webhooks too (seed/Threads.ts): not in SEED.webhooks, whose channels are the listed ones.
+  readonly webhooks = new Map<string, SeedWebhook>([...SEED.webhooks, ...FORUM_WEBHOOKS].map((w) => [w.id, w]))
   readonly codes = new Map<string, AuthorizationCode>()
   readonly accessTokens = new Map<string, AccessToken>()
   readonly refreshTokens = new Map<string, RefreshToken>()
   readonly windows = new Map<string, Window>()
   readonly messages: Array<WebhookMessage> = []
+  /** Threads deleted (DELETE /channels/{id}): they answer Unknown Channel from then on. */
+  readonly deletedChannels = new Set<string>()
   private sequence = 0n
 
   constructor(readonly config: SandboxConfigShape) {}

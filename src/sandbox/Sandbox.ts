@@ -12,7 +12,7 @@ import { createServer } from "node:http"
 import { DiscordRoutes, DiscordState, SANDBOX_DISCORD_API, SANDBOX_DISCORD_AUTHORIZE } from "./DiscordSandbox.ts"
 import { botsListing, CONTROL_ROUTES, interactionsOf } from "./interactions/InteractionsRoutes.ts"
 import { FAULT_KINDS, sandboxRoute, SandboxState } from "./SandboxRoute.ts"
-import { SEED } from "./Seed.ts"
+import { FORUM_WEBHOOKS, FORUMS, SEED, THREADS } from "./Seed.ts"
 import { sandboxOrigin } from "./Origin.ts"
 import { sourcesListing } from "./sources/Seed.ts"
 import { SourcesRoutes } from "./sources/Sources.ts"
@@ -94,7 +94,21 @@ const IndexRoute = sandboxRoute(
     return HttpServerResponse.jsonUnsafe({
       users: SEED.users.map((u) => ({ id: u.id, username: u.username })),
       bots: botsListing(discord.config.interactionsOrigin ?? base),
-      servers: SEED.guilds.map((g) => ({ id: g.id, name: g.name })),
+      // delivery.md §10: each server's thread and forum, which the channel listings leave out.
+      servers: SEED.guilds.map((g) => ({
+        id: g.id,
+        name: g.name,
+        threads: THREADS.filter((t) => t.guildId === g.id).map((t) => ({ id: t.id, name: t.name, parent_id: t.parent_id })),
+        forums: FORUMS.filter((f) => f.guildId === g.id).map((f) => {
+          const hook = FORUM_WEBHOOKS.find((w) => w.channelId === f.id)!
+          return {
+            id: f.id,
+            name: f.name,
+            tags: f.tags.map((t) => ({ id: t.id, name: t.name })),
+            webhook_url: `${base}${SANDBOX_DISCORD_API}/webhooks/${hook.id}/${hook.token}`
+          }
+        })
+      })),
       discord: {
         api: SANDBOX_DISCORD_API,
         authorize: SANDBOX_DISCORD_AUTHORIZE,

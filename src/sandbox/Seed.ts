@@ -31,6 +31,7 @@ import { USERS } from "./seed/Users.ts"
 import { WEBHOOKS } from "./seed/Webhooks.ts"
 
 export * from "./seed/Ids.ts"
+export * from "./seed/Threads.ts"
 export { ALL_PERMISSIONS, computePermissions, EVERYONE_PERMISSIONS, PermissionBits } from "./seed/Permissions.ts"
 export type * from "./seed/Shapes.ts"
 export { extraUsers } from "./seed/Users.ts"

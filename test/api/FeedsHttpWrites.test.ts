@@ -33,7 +33,8 @@ const bodies: Array<string> = []
 const call = requester(bodies)
 
 const DEFAULTS: Record<FeedModule, Record<string, unknown>> = (() => {
-  const common = { custom_header: null, "webhook-name": null, "no-username-overwrite": false, "no-avatar-overwrite": false }
+  const common = { custom_header: null, "webhook-name": null, "no-username-overwrite": false, "no-avatar-overwrite": false,
+    mention_roles: null, embed: false, embed_color: null, thread_id: null, forum_thread_name: null, forum_tags: null, crosspost: false, split: false }
   const words = { filter_mode: "OR", nsfw: null, filter_words: null, filter_excl: false }
   return {
     photo: { ...words, filter_event: null, ...common },

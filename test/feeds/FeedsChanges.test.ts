@@ -31,7 +31,15 @@ feedsService("updates, deletes and audit", (test, provide) => {
           custom_header: null,
           "webhook-name": "x".repeat(32),
           "no-username-overwrite": false,
-          "no-avatar-overwrite": false
+          "no-avatar-overwrite": false,
+          mention_roles: null,
+          embed: false,
+          embed_color: null,
+          thread_id: null,
+          forum_thread_name: null,
+          forum_tags: null,
+          crosspost: false,
+          split: false
         },
         display_info: { ...feed.display_info!, game_names: null }
       })

@@ -43,7 +43,15 @@ feedsService("webhooks", (test, provide) => {
           custom_header: null,
           "webhook-name": null,
           "no-username-overwrite": false,
-          "no-avatar-overwrite": false
+          "no-avatar-overwrite": false,
+          mention_roles: null,
+          embed: false,
+          embed_color: null,
+          thread_id: null,
+          forum_thread_name: null,
+          forum_tags: null,
+          crosspost: false,
+          split: false
         },
         display_info: { user_name: "alice.photos", display_name: "Alice Photos", user_url: "https://photo.test/alice.photos" },
         webhook_info: { name: "FeedsBot S1", avatar: null, channel_id: ch(1, "text") }

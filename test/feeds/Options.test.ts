@@ -21,7 +21,15 @@ const ALL_OPTIONS = [
   "custom_header",
   "webhook-name",
   "no-username-overwrite",
-  "no-avatar-overwrite"
+  "no-avatar-overwrite",
+  "mention_roles",
+  "embed",
+  "embed_color",
+  "thread_id",
+  "forum_thread_name",
+  "forum_tags",
+  "crosspost",
+  "split"
 ] as const
 type OptionName = typeof ALL_OPTIONS[number]
 
@@ -37,7 +45,15 @@ const APPLIES: Record<OptionName, ReadonlyArray<FeedModuleName>> = {
   custom_header: MODULES,
   "webhook-name": MODULES,
   "no-username-overwrite": MODULES,
-  "no-avatar-overwrite": MODULES
+  "no-avatar-overwrite": MODULES,
+  mention_roles: MODULES,
+  embed: MODULES,
+  embed_color: MODULES,
+  thread_id: MODULES,
+  forum_thread_name: MODULES,
+  forum_tags: MODULES,
+  crosspost: MODULES,
+  split: MODULES
 }
 
 const DEFAULTS: Record<OptionName, unknown> = {
@@ -51,7 +67,15 @@ const DEFAULTS: Record<OptionName, unknown> = {
   custom_header: null,
   "webhook-name": null,
   "no-username-overwrite": false,
-  "no-avatar-overwrite": false
+  "no-avatar-overwrite": false,
+  mention_roles: null,
+  embed: false,
+  embed_color: null,
+  thread_id: null,
+  forum_thread_name: null,
+  forum_tags: null,
+  crosspost: false,
+  split: false
 }
 
 const valid = (m: FeedModuleName, o: OptionName): ReadonlyArray<unknown> => {
@@ -67,7 +91,20 @@ const valid = (m: FeedModuleName, o: OptionName): ReadonlyArray<unknown> => {
     case "filter_excl":
     case "no-username-overwrite":
     case "no-avatar-overwrite":
+    case "embed":
+    case "crosspost":
+    case "split":
       return [true, false]
+    case "mention_roles":
+      return [null, [], ["310000000000000901"], Array.from({ length: 10 }, (_, i) => `31000000000000090${i}`)]
+    case "embed_color":
+      return [null, "#00ff7F", "#000000"]
+    case "thread_id":
+      return [null, "310000000000000150"]
+    case "forum_thread_name":
+      return [null, "%title%", "x".repeat(1024)]
+    case "forum_tags":
+      return [null, [], ["News"], ["x".repeat(20)], Array.from({ length: 20 }, (_, i) => `t${i}`)]
     case "filter_event": {
       const events = m in EVENT_TYPES ? EVENT_TYPES[m as keyof typeof EVENT_TYPES] : ["post"]
       return [null, [events[0]], [...events]]
@@ -92,7 +129,20 @@ const invalid = (m: FeedModuleName, o: OptionName): ReadonlyArray<unknown> => {
     case "filter_excl":
     case "no-username-overwrite":
     case "no-avatar-overwrite":
+    case "embed":
+    case "crosspost":
+    case "split":
       return ["true", null, 0]
+    case "mention_roles":
+      return [["@everyone"], ["1", "1"], Array.from({ length: 11 }, (_, i) => `3100000000000009${10 + i}`), "1", [1]]
+    case "embed_color":
+      return ["red", "#fff", "00ff00", "#00ff001", "#gg0000", 255]
+    case "thread_id":
+      return ["abc", "", 5]
+    case "forum_thread_name":
+      return ["", "x".repeat(1025), 1]
+    case "forum_tags":
+      return [["x".repeat(21)], [""], ["News", "news"], Array.from({ length: 21 }, (_, i) => `t${i}`), "News"]
     case "filter_event": {
       const others = ["post", "live", "offline", "added", "updated"].filter((e) =>
         !(EVENT_TYPES[m as keyof typeof EVENT_TYPES] as ReadonlyArray<string> | undefined)?.includes(e)

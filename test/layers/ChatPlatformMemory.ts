@@ -11,6 +11,7 @@ import { createHash, randomBytes } from "node:crypto"
 import type { SeedBot, SeedGuild, SeedUser, SeedWebhook } from "../../src/sandbox/Seed.ts"
 import { PermissionBits, SEED } from "../../src/sandbox/Seed.ts"
 import { pageOfMessages } from "../../src/sandbox/interactions/MessagePages.ts"
+import { lookupChannel } from "../../src/sandbox/ChannelLookup.ts"
 import type {
   PlatformGuildSummary,
   PlatformMessage,
@@ -242,6 +243,20 @@ export const makeChatPlatformMemory = (seed: ChatPlatformSeed) =>
       getGuildRoles: (token, guildId) =>
         Effect.map(botGuild(token, guildId), (g) =>
           g.roles.map((r) => ({ id: r.id, name: r.name, color: r.color, permissions: r.permissions, position: r.position }))),
+      getChannel: (token, channelId) =>
+        Effect.flatMap(botOf(token), (bot) => {
+          const found = lookupChannel(channelId)
+          if (found === undefined || !seed.guilds.some((g) => g.id === found.guildId && g.botIds.includes(bot.id))) return unknownChannel()
+          const b = found.body
+          return Effect.succeed({
+            id: channelId,
+            name: String(b["name"]),
+            type: Number(b["type"]),
+            guild_id: found.guildId,
+            parent_id: typeof b["parent_id"] === "string" ? b["parent_id"] : null,
+            ...(Array.isArray(b["available_tags"]) ? { available_tags: b["available_tags"] as ReadonlyArray<{ id: string; name: string }> } : {})
+          })
+        }),
       getChannelWebhooks: (token, channelId) =>
         Effect.map(managedChannel(token, channelId), ({ channel }) =>
           [...webhooks.values()].filter((w) => w.channelId === channel.id).map(toWebhook)),

@@ -29,7 +29,8 @@ layer(Env, { excludeTestServices: true })("ExternalSourcesHttp against the sandb
         const url = yield* SandboxUrl
         const e = yield* Effect.flip(s.rss(`${url}/sandbox/rss/not-a-feed.html`))
         assert.strictEqual(e._tag, "BadRequest")
-        assert.include(message(e), "is not an RSS or Atom feed")
+        // The poller's words (one reader, delivery.md §10).
+        assert.strictEqual(message(e), `The feed at ${url}/sandbox/rss/not-a-feed.html is a web page, not an RSS or Atom feed.`)
         assert.strictEqual((yield* Effect.flip(s.rss(`${url}/sandbox/rss/missing.xml`)))._tag, "NotFound")
       }))
 

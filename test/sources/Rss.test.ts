@@ -1,36 +1,48 @@
-/** The RSS client's pure parts: which documents are feeds, their titles, and which addresses are private. */
+/** The RSS client's pure parts: which documents are feeds (the one reader), their titles, and which addresses are private. */
 import { assert, describe, it } from "@effect/vitest"
-import { feedTitle, isPrivateAddress } from "../../src/layers/sources/Rss.ts"
+import { readFeedBytes } from "../../src/layers/sources/poll/FeedReader.ts"
+import { isPrivateAddress } from "../../src/layers/sources/Rss.ts"
 
-describe("feedTitle", () => {
+/** The one reader (poll/FeedReader.ts) as the creation check calls it: the feed's title, or the reason. */
+const titleOf = (text: string): string | null | undefined => {
+  const r = readFeedBytes(Buffer.from(text), "application/xml", "https://feeds.test/feed.xml", "The feed")
+  return r._tag === "Read" ? r.feed.title : undefined
+}
+
+describe("the creation check reads with the poller's reader", () => {
   it("reads RSS 2.0, RSS 1.0 (RDF) and Atom titles", () => {
-    assert.strictEqual(feedTitle(`<rss version="2.0"><channel><title><![CDATA[A & B]]></title></channel></rss>`), "A & B")
+    assert.strictEqual(titleOf(`<rss version="2.0"><channel><title><![CDATA[A & B]]></title></channel></rss>`), "A & B")
     assert.strictEqual(
-      feedTitle(`<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/"><channel><title>RDF feed</title></channel></rdf:RDF>`),
+      titleOf(`<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/"><channel><title>RDF feed</title></channel></rdf:RDF>`),
       "RDF feed"
     )
-    assert.strictEqual(feedTitle(`<feed xmlns="http://www.w3.org/2005/Atom"><title type="text">  Atom\n feed </title></feed>`), "Atom feed")
-    assert.strictEqual(feedTitle(`<atom:feed xmlns:atom="http://www.w3.org/2005/Atom"><atom:title>Prefixed</atom:title></atom:feed>`), "Prefixed")
+    assert.strictEqual(titleOf(`<feed xmlns="http://www.w3.org/2005/Atom"><title type="text">  Atom\n feed </title></feed>`), "Atom feed")
+    assert.strictEqual(titleOf(`<atom:feed xmlns:atom="http://www.w3.org/2005/Atom"><atom:title>Prefixed</atom:title></atom:feed>`), "Prefixed")
   })
 
-  it("tolerates undefined (HTML) entities, kept as text, and bare ampersands, as feed readers do", () => {
-    assert.strictEqual(feedTitle(`<rss><channel><title>Tom &amp; Jerry&nbsp;News</title></channel></rss>`), "Tom & Jerry&nbsp;News")
-    assert.strictEqual(feedTitle(`<rss><channel><title>Fish & Chips</title></channel></rss>`), "Fish & Chips")
+  it("reads what lenient readers read (delivery.md §1): HTML entities, bare ampersands, no namespace, a blank line before <?xml", () => {
+    assert.strictEqual(titleOf(`<rss><channel><title>Tom &amp; Jerry&nbsp;News</title></channel></rss>`), "Tom & Jerry News")
+    assert.strictEqual(titleOf(`<rss><channel><title>Fish & Chips</title></channel></rss>`), "Fish & Chips")
+    assert.strictEqual(titleOf(`<feed><title>no namespace</title></feed>`), "no namespace")
+    assert.strictEqual(titleOf(`\n\n<?xml version="1.0"?><rss version="2.0"><channel><title>Blank first</title></channel></rss>`), "Blank first")
+    assert.isNull(titleOf(`<rss version="2.0"></rss>`))
   })
 
-  it("refuses HTML, other XML, an Atom-named root without the namespace, and garbage", () => {
-    assert.isUndefined(feedTitle(`<!DOCTYPE html><html><head><title>x</title></head><body></body></html>`))
-    assert.isUndefined(feedTitle(`<html><body><p>unclosed</body></html>`))
-    assert.isUndefined(feedTitle(`<?xml version="1.0"?><sitemap><url/></sitemap>`))
-    assert.isUndefined(feedTitle(`<feed><title>no namespace</title></feed>`))
-    assert.isUndefined(feedTitle(`<rss version="2.0"></rss>`))
-    assert.isUndefined(feedTitle(`{"title": "json"}`))
-    assert.isUndefined(feedTitle(""))
+  it("refuses HTML, other XML and garbage, in the reader's words", () => {
+    for (const text of [
+      `<!DOCTYPE html><html><head><title>x</title></head><body></body></html>`,
+      `<html><body><p>unclosed</body></html>`,
+      `<?xml version="1.0"?><sitemap><url/></sitemap>`,
+      `{"title": "json"}`,
+      ""
+    ]) assert.isUndefined(titleOf(text), text)
+    const page = readFeedBytes(Buffer.from("<html></html>"), "text/html", "https://x.test/", "The feed at https://x.test/")
+    assert.deepStrictEqual(page, { _tag: "Unreadable", reason: "The feed at https://x.test/ is a web page, not an RSS or Atom feed." })
   })
 
   it("does not expand internal DTD entities (no entity-expansion bombs)", () => {
     const bomb = `<?xml version="1.0"?><!DOCTYPE rss [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]><rss><channel><title>&b;</title></channel></rss>`
-    assert.strictEqual(feedTitle(bomb), "&b;")
+    assert.strictEqual(titleOf(bomb), "&b;")
   })
 })
 

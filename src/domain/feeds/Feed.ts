@@ -34,6 +34,16 @@ const noRepeats = <T extends string>() =>
     return issues
   }, { description: "each value once (compared trimmed, in any case)" })
 
+/** At most 10 roles mention per message (delivery.md §10). */
+export const MAX_MENTION_ROLES = 10
+const MentionRoles = Schema.Array(Snowflake).check(Schema.isMaxLength(MAX_MENTION_ROLES, {
+  message: `expected at most ${MAX_MENTION_ROLES} roles`
+}))
+/** `#rrggbb`, the embed's colour bar. */
+export const EmbedColor = Schema.String.check(Schema.isPattern(/^#[0-9a-fA-F]{6}$/, { message: "expected a colour as #rrggbb" }))
+// A forum holds at most 20 tags, each named in at most 20 characters (Discord's forum tag object).
+const ForumTags = Schema.Array(text(1, 20)).check(Schema.isMaxLength(20, { message: "expected at most 20 tag names" }))
+
 export const EVENT_TYPES = { photo: ["post"], streaming: ["live", "offline"], video: ["added", "updated"] } as const
 
 /** Every option: its schema and its default. */
@@ -47,7 +57,17 @@ const option = {
   custom_header: { schema: nullable(maxLen(1024)), default: null },
   "webhook-name": { schema: nullable(maxLen(32)), default: null },
   "no-username-overwrite": { schema: Schema.Boolean, default: false },
-  "no-avatar-overwrite": { schema: Schema.Boolean, default: false }
+  "no-avatar-overwrite": { schema: Schema.Boolean, default: false },
+  // delivery.md §10: each rule the schema can judge alone; the server's roles, its threads and the
+  // channel's type and permissions are checked by the feeds service (services/FeedsDelivering.ts).
+  mention_roles: { schema: nullable(MentionRoles), request: nullable(MentionRoles.check(noRepeats())), default: null },
+  embed: { schema: Schema.Boolean, default: false },
+  embed_color: { schema: nullable(EmbedColor), default: null },
+  thread_id: { schema: nullable(Snowflake), default: null },
+  forum_thread_name: { schema: nullable(text(1, 1024)), default: null },
+  forum_tags: { schema: nullable(ForumTags), request: nullable(ForumTags.check(noRepeats())), default: null },
+  crosspost: { schema: Schema.Boolean, default: false },
+  split: { schema: Schema.Boolean, default: false }
 }
 const events = <const L extends ReadonlyArray<string>>(values: L) => {
   const list = Schema.Array(Schema.Literals(values)).check(Schema.isBetweenLength(1, values.length))
@@ -58,7 +78,15 @@ const common = {
   custom_header: option.custom_header,
   "webhook-name": option["webhook-name"],
   "no-username-overwrite": option["no-username-overwrite"],
-  "no-avatar-overwrite": option["no-avatar-overwrite"]
+  "no-avatar-overwrite": option["no-avatar-overwrite"],
+  mention_roles: option.mention_roles,
+  embed: option.embed,
+  embed_color: option.embed_color,
+  thread_id: option.thread_id,
+  forum_thread_name: option.forum_thread_name,
+  forum_tags: option.forum_tags,
+  crosspost: option.crosspost,
+  split: option.split
 }
 const wordFilters = {
   filter_mode: option.filter_mode,

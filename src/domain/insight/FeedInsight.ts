@@ -6,6 +6,19 @@ import { Schema } from "effect"
 
 const Instant = Schema.String.annotate({ description: "UTC ISO 8601", format: "date-time" })
 
+/** An embed as Discord takes it (RichEmbed: the fields the gateway fills). */
+export const PreviewEmbed = Schema.Struct({
+  title: Schema.optionalKey(Schema.String),
+  url: Schema.optionalKey(Schema.String),
+  description: Schema.optionalKey(Schema.String),
+  color: Schema.optionalKey(Schema.Int),
+  timestamp: Schema.String,
+  image: Schema.optionalKey(Schema.Struct({ url: Schema.String })),
+  thumbnail: Schema.optionalKey(Schema.Struct({ url: Schema.String })),
+  author: Schema.optionalKey(Schema.Struct({ name: Schema.String })),
+  footer: Schema.optionalKey(Schema.Struct({ text: Schema.String }))
+}).annotate({ identifier: "PreviewEmbed" })
+
 export const PreviewMessage = Schema.Struct({
   content: Schema.String.annotate({ description: "The message text, exactly as the webhook would get it" }),
   username: Schema.NullOr(Schema.String).annotate({ description: "The name the message is posted under; null: the webhook's own" }),
@@ -13,7 +26,14 @@ export const PreviewMessage = Schema.Struct({
   allowed_mentions: Schema.Struct({
     parse: Schema.Array(Schema.String),
     roles: Schema.optionalKey(Schema.Array(Schema.String))
-  }).annotate({ description: "Who the message may ping, as the webhook gets it: `{\"parse\": []}`, text from a source pings no one" })
+  }).annotate({ description: "Who the message may ping, as the webhook gets it: `{\"parse\": []}`, or exactly the feed's mention_roles; text from a source pings no one" }),
+  // delivery.md §10, present only when the feed's options use them (so earlier answers are unchanged).
+  embeds: Schema.optionalKey(Schema.Array(PreviewEmbed)),
+  thread_name: Schema.optionalKey(Schema.String.annotate({ description: "A forum webhook's new post: its name" })),
+  applied_tags: Schema.optionalKey(Schema.Array(Schema.String).annotate({ description: "A forum webhook's new post: its tag ids" })),
+  continued: Schema.optionalKey(Schema.Array(Schema.String).annotate({
+    description: "With split: the contents of the messages that follow this one (at most 2)"
+  }))
 }).annotate({
   identifier: "PreviewMessage",
   description: "The body the webhook gets, key for key (a name or avatar it does not get is null here)"

@@ -7,9 +7,8 @@
  */
 import { Effect, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
-import type { PlatformWebhookBody } from "../../services/platform/ChatPlatform.ts"
 import { Cipher } from "../../services/infra/Cipher.ts"
-import type { DeliverySource, DeliveryStore, FeedState, NewDelivery } from "../../services/delivery/DeliveryStore.ts"
+import type { DeliveryBody, DeliverySource, DeliveryStore, FeedState, NewDelivery } from "../../services/delivery/DeliveryStore.ts"
 import {
   chunks,
   decodeFeeds,
@@ -108,7 +107,7 @@ export const DeliveryFeedsSql: Effect.Effect<FeedCalls, never, SqlClient.SqlClie
           id: String(row.id),
           itemId: row.item_id,
           webhookId: row.webhook_id,
-          body: Option.getOrNull(readBody(row.body)) as PlatformWebhookBody | null,
+          body: Option.getOrNull(readBody(row.body)) as DeliveryBody | null,
           attempts: Number(row.attempts),
           feed: toFeedRef(row),
           webhookToken: token

@@ -5,6 +5,7 @@
  */
 import { Option, Schema } from "effect"
 import { DisplayInfo, FeedModules } from "../../domain/feeds/Feed.ts"
+import { PreviewEmbed } from "../../domain/insight/FeedInsight.ts"
 import { FeedModuleName } from "../../domain/platform/Platform.ts"
 import { readOptions } from "../../services/delivery/render/Options.ts"
 import type { DeliveryOptions } from "../../services/delivery/render/Options.ts"
@@ -107,11 +108,23 @@ export const toFeed = (r: typeof FeedRow.Type): DeliveryFeed => ({
   webhookId: r.webhook_id
 })
 
-export const Body = Schema.Struct({
+const Message = Schema.Struct({
   content: Schema.optionalKey(Schema.String),
   username: Schema.optionalKey(Schema.String),
   avatar_url: Schema.optionalKey(Schema.String),
-  allowed_mentions: Schema.optionalKey(Schema.Struct({ parse: Schema.Array(Schema.String) }))
+  allowed_mentions: Schema.optionalKey(Schema.Struct({
+    parse: Schema.Array(Schema.String),
+    roles: Schema.optionalKey(Schema.Array(Schema.String))
+  })),
+  embeds: Schema.optionalKey(Schema.Array(PreviewEmbed)),
+  thread_name: Schema.optionalKey(Schema.String),
+  applied_tags: Schema.optionalKey(Schema.Array(Schema.String))
+})
+/** A stored delivery's message (services/DeliveryStore.ts `DeliveryBody`): where it goes, and the ones that follow a split. */
+export const Body = Schema.Struct({
+  ...Message.fields,
+  thread_id: Schema.optionalKey(Schema.String),
+  continued: Schema.optionalKey(Schema.Array(Message))
 })
 export const readBody = Schema.decodeUnknownOption(Body)
 

@@ -7,8 +7,6 @@
  * sockets refuse a private address at connect time (DNS rebinding). An address is private also when
  * an IPv6 form carries a private IPv4 one (mapped, compatible, 6to4, NAT64) or is a tunnel (Teredo).
  */
-import { parseXml } from "@rgrove/parse-xml"
-import type { XmlDocument, XmlElement } from "@rgrove/parse-xml"
 import { Effect, Stream } from "effect"
 import { FetchHttpClient, HttpClientRequest } from "effect/http"
 import type { HttpClientResponse } from "effect/http"
@@ -20,6 +18,7 @@ import { countUpstream } from "../../services/infra/Metrics.ts"
 import { RETRY_AFTER_SECONDS, retryAfter } from "./Upstream.ts"
 import type { Upstream } from "./Upstream.ts"
 import { USER_AGENT_PRODUCT } from "../../domain/infra/Version.ts"
+import { readFeedBytes } from "./poll/FeedReader.ts"
 
 export interface RssOptions {
   /** Sandbox and tests only: allow loopback and private addresses (production: false). */
@@ -32,7 +31,6 @@ export interface RssOptions {
 }
 
 const MAX_REDIRECTS = 5
-const ATOM_NAMESPACES = new Set(["http://www.w3.org/2005/Atom", "http://purl.org/atom/ns#"])
 
 const blocked = new BlockList()
 for (const [net, prefix] of [
@@ -165,7 +163,7 @@ export const makeRss = (u: Upstream, options: RssOptions) => {
   }
 
   /** Fetches the feed, following redirects by hand so each hop is guarded. */
-  const download = (start: URL, shown: string): Effect.Effect<{ bytes: Buffer; contentType: string }, RssError> =>
+  const download = (start: URL, shown: string): Effect.Effect<{ bytes: Buffer; contentType: string; url: string }, RssError> =>
     Effect.gen(function*() {
       let url = start
       for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
@@ -195,7 +193,7 @@ export const makeRss = (u: Upstream, options: RssOptions) => {
         }
         if (status < 200 || status >= 300) return yield* Effect.fail(BadRequest.of(`${shown} could not be fetched (${status}).`))
         const bytes = yield* readCapped(response, shown)
-        return { bytes, contentType: response.headers["content-type"] ?? "" }
+        return { bytes, contentType: response.headers["content-type"] ?? "", url: url.href }
       }
       return yield* Effect.fail(BadRequest.of(`${shown} redirects more than ${MAX_REDIRECTS} times.`))
     })
@@ -209,60 +207,16 @@ export const makeRss = (u: Upstream, options: RssOptions) => {
         duration: u.timeout,
         orElse: () => Effect.fail(RequestTimeout.of(`The rss source (${parsed.host}) did not answer in time; retry.`))
       }),
-      Effect.flatMap(({ bytes, contentType }) => {
-        const title = feedTitle(decodeText(bytes, contentType))
-        return title === undefined
-          ? Effect.fail(BadRequest.of(`${shown} is not an RSS or Atom feed.`))
-          : Effect.succeed({ url: parsed.href, title: title.length > 0 ? title : parsed.host })
+      Effect.flatMap(({ bytes, contentType, url }) => {
+        // The poller's reader and rules (delivery.md §10 "One reader"); its refusal in its words.
+        const reading = readFeedBytes(bytes, contentType, url, `The feed at ${shown}`)
+        if (reading._tag === "Unreadable") return Effect.fail(BadRequest.of(reading.reason))
+        const title = reading.feed.title?.replace(/\s+/g, " ").trim() ?? ""
+        return Effect.succeed({ url: parsed.href, title: title.length > 0 ? title : parsed.host })
       }),
       Effect.withSpan("ExternalSources.rss")
     )
   }
 
   return { rss }
-}
-
-/** The charset of the Content-Type, else of the XML declaration, else UTF-8. */
-const decodeText = (bytes: Buffer, contentType: string): string => {
-  const declared = /charset=["']?([\w.:-]+)/i.exec(contentType)?.[1] ??
-    /^<\?xml[^>]*encoding=["']([\w.:-]+)["']/.exec(bytes.subarray(0, 200).toString("latin1"))?.[1] ??
-    "utf-8"
-  try {
-    return new TextDecoder(declared).decode(bytes)
-  } catch {
-    return new TextDecoder("utf-8").decode(bytes)
-  }
-}
-
-const parse = (text: string): XmlDocument | undefined => {
-  try {
-    return parseXml(text, { ignoreUndefinedEntities: true })
-  } catch {
-    // Many feeds carry bare ampersands; read them as text before giving up.
-    try {
-      return parseXml(text.replace(/&(?![A-Za-z][\w.-]*;|#\d+;|#x[0-9A-Fa-f]+;)/g, "&amp;"), { ignoreUndefinedEntities: true })
-    } catch {
-      return undefined
-    }
-  }
-}
-
-const localName = (name: string) => name.slice(name.indexOf(":") + 1)
-const child = (el: XmlElement, name: string): XmlElement | undefined =>
-  el.children.find((c): c is XmlElement => c.type === "element" && localName((c as XmlElement).name) === name)
-const clean = (text: string) => text.replace(/\s+/g, " ").trim()
-
-/** The feed's title (possibly empty), or undefined when the document is not RSS or Atom. */
-export const feedTitle = (text: string): string | undefined => {
-  const root = parse(text)?.root
-  if (root === null || root === undefined) return undefined
-  const name = localName(root.name)
-  if (name === "rss" || name === "RDF") {
-    const channel = child(root, "channel")
-    return channel === undefined ? undefined : clean(child(channel, "title")?.text ?? "")
-  }
-  if (name === "feed" && Object.values(root.attributes).some((v) => ATOM_NAMESPACES.has(v))) {
-    return clean(child(root, "title")?.text ?? "")
-  }
-  return undefined
 }

@@ -44,7 +44,17 @@ export const InboxRoutes = (store: DiscordStore) =>
           const channelId = q.get("channel_id")
           const webhook = store.messages
             .filter((m) => (webhookId === null || m.webhookId === webhookId) && (channelId === null || m.channelId === channelId))
-            .map((m) => ({ id: m.id, webhook_id: m.webhookId, channel_id: m.channelId, body: m.body, edits: [], at: iso(m.at) }))
+            .map((m) => ({
+              id: m.id,
+              webhook_id: m.webhookId,
+              channel_id: m.channelId,
+              // delivery.md §10: where it went and whether it was published; `body` keeps thread_name and applied_tags as sent.
+              ...(m.threadId === undefined ? {} : { thread_id: m.threadId }),
+              flags: m.flags ?? 0,
+              body: m.body,
+              edits: [],
+              at: iso(m.at)
+            }))
           const bots = webhookId !== null
             ? []
             : [...interactionsOf(store).messages.values()]

@@ -10,6 +10,7 @@ export const PermissionBits = {
   ADMINISTRATOR: 1n << 3n,
   MANAGE_CHANNELS: 1n << 4n,
   MANAGE_GUILD: 1n << 5n,
+  MANAGE_MESSAGES: 1n << 13n,
   ADD_REACTIONS: 1n << 6n,
   VIEW_AUDIT_LOG: 1n << 7n,
   VIEW_CHANNEL: 1n << 10n,
@@ -33,9 +34,13 @@ export const EVERYONE_PERMISSIONS = PermissionBits.CREATE_INSTANT_INVITE | Permi
   PermissionBits.ATTACH_FILES | PermissionBits.READ_MESSAGE_HISTORY | PermissionBits.CONNECT |
   PermissionBits.SPEAK | PermissionBits.CHANGE_NICKNAME | PermissionBits.USE_APPLICATION_COMMANDS
 
-/** What every seeded bot's role allows (MANAGE_WEBHOOKS is added per server). */
-export const BOT_BASE = PermissionBits.VIEW_CHANNEL | PermissionBits.SEND_MESSAGES | PermissionBits.EMBED_LINKS |
-  PermissionBits.READ_MESSAGE_HISTORY
+/**
+ * What every seeded bot's role allows (MANAGE_WEBHOOKS is added per server). MANAGE_MESSAGES: so it
+ * may publish (crosspost) in the announcement channels of its servers (delivery.md §10); the sandbox
+ * has no channel overwrites, so it holds it server-wide.
+ */
+export const BOT_BASE = PermissionBits.VIEW_CHANNEL | PermissionBits.SEND_MESSAGES | PermissionBits.MANAGE_MESSAGES |
+  PermissionBits.EMBED_LINKS | PermissionBits.READ_MESSAGE_HISTORY
 
 /** Bits as Discord's decimal string. */
 export const perms = (...bits: ReadonlyArray<bigint>): string => bits.reduce((a, b) => a | b, 0n).toString()

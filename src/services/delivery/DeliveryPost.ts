@@ -49,6 +49,10 @@ export const rejectionReason = (e: PlatformRejected): string => {
   const what = `${e.status}${e.code === undefined ? "" : ` ${e.message}, code ${e.code}`}`
   switch (e.status) {
     case 404:
+      // Unknown Channel: the feed's thread (webhook_options.thread_id) was deleted, not the webhook.
+      if (e.code === 10003) {
+        return `The thread the feed posts into no longer exists (${what}). Edit the feed's thread_id (or clear it) to re-enable it.`
+      }
       return `The chat webhook no longer exists (${what}): it was deleted from its channel. Delete this feed and create it again with a working webhook.`
     case 403:
       return `The chat webhook may not post in its channel (${what}). Give it back its access, then edit the feed to re-enable it.`
@@ -98,10 +102,25 @@ export const makePoster = (deps: {
   /** A claimed delivery (attempts counted before this send) sent, and what the platform answered recorded. */
   const sendClaimed = (d: OpenDelivery & { readonly webhookToken: NonNullable<OpenDelivery["webhookToken"]> }, body: NonNullable<OpenDelivery["body"]>) =>
     Effect.gen(function*() {
+      const { continued, thread_id, ...first } = body
+      const threadId = thread_id ?? undefined
       // Stryker disable next-line ObjectLiteral: `wait` defaults to true (ChatPlatform.executeWebhook's contract): {} asks the same
-      const result = yield* Effect.result(platform.executeWebhook(d.webhookId, d.webhookToken, body, { wait: true }))
+      const result = yield* Effect.result(platform.executeWebhook(d.webhookId, d.webhookToken, first, { wait: true, threadId }))
       if (result._tag === "Failure") return yield* onError(d, result.failure)
       yield* store.markSent(d.id, result.success, new Date(yield* Clock.currentTimeMillis))
+      // A split's other messages follow into the same place: the thread, or the forum post the first
+      // opened (its id is the post's). The item counts as posted once its first is; a follow-up the
+      // platform refuses is logged, never sent twice.
+      const into = threadId ?? (first.thread_name !== undefined && result.success !== null ? result.success : undefined)
+      for (const next of continued ?? []) {
+        const r = yield* Effect.result(platform.executeWebhook(d.webhookId, d.webhookToken, next, { wait: true, threadId: into }))
+        if (r._tag === "Failure") {
+          yield* Effect.logWarning("a split message's follow-up was not posted").pipe(
+            Effect.annotateLogs({ delivery: d.id, reason: r.failure._tag })
+          )
+          break
+        }
+      }
       return "sent" as const
     })
 

@@ -79,6 +79,16 @@ export interface DeliveryFeed extends FeedRef {
   readonly webhookId: string
 }
 
+/**
+ * What a delivery stores and the poster sends: the item's first message, the thread it goes into
+ * (`thread_id`, Execute Webhook's query, never sent in the body) and, with `split`, the messages
+ * that follow it (delivery.md §10).
+ */
+export interface DeliveryBody extends PlatformWebhookBody {
+  readonly thread_id?: string
+  readonly continued?: ReadonlyArray<PlatformWebhookBody>
+}
+
 /** A delivery to record. `body` for `pending`; `reason` for `skipped` (the reasons, joined). */
 export interface NewDelivery {
   readonly feedId: string
@@ -89,7 +99,7 @@ export interface NewDelivery {
   readonly eventAt: Date
   readonly state: "pending" | "skipped"
   readonly reason: string | null
-  readonly body: PlatformWebhookBody | null
+  readonly body: DeliveryBody | null
 }
 
 /** The next message of a webhook to send, with the feed it is for and that feed's webhook token. */
@@ -98,7 +108,7 @@ export interface OpenDelivery {
   readonly itemId: string
   readonly webhookId: string
   /** null when the stored body is not a message (a damaged row). */
-  readonly body: PlatformWebhookBody | null
+  readonly body: DeliveryBody | null
   /** Sends tried so far. */
   readonly attempts: number
   readonly feed: FeedRef

@@ -10,7 +10,7 @@
 import type { FeedPreview, PreviewItem } from "../../domain/insight/FeedInsight.ts"
 import { itemTitle } from "../delivery/render/Item.ts"
 import type { Item } from "../delivery/render/Item.ts"
-import { render } from "../delivery/render/Render.ts"
+import { renderMessages } from "../delivery/render/Render.ts"
 import type { WebhookMessage } from "../delivery/render/Render.ts"
 import type { PastDelivery, SelectFeed, SelectLimits } from "../delivery/render/Select.ts"
 import { selectForFeed } from "../delivery/render/Select.ts"
@@ -35,12 +35,22 @@ export interface PreviewInput {
   readonly limits: SelectLimits
 }
 
-export const previewMessage = (m: WebhookMessage): PreviewItem["message"] => ({
+export const previewMessage = (m: WebhookMessage, continued: ReadonlyArray<WebhookMessage> = []): PreviewItem["message"] => ({
   content: m.content,
   username: m.username ?? null,
   avatar_url: m.avatar_url ?? null,
-  allowed_mentions: m.allowed_mentions
+  allowed_mentions: m.allowed_mentions,
+  ...(m.embeds === undefined ? {} : { embeds: m.embeds }),
+  ...(m.thread_name === undefined ? {} : { thread_name: m.thread_name }),
+  ...(m.applied_tags === undefined ? {} : { applied_tags: m.applied_tags }),
+  ...(continued.length === 0 ? {} : { continued: continued.map((c) => c.content) })
 })
+
+/** Every message of the item, as the worker would send them. */
+const previewOf = (item: Item, feed: Pick<SelectFeed, "options" | "defaults">) => {
+  const [first, ...rest] = renderMessages(item, feed.options, feed.defaults)
+  return previewMessage(first!, rest)
+}
 
 export const buildPreview = (input: PreviewInput): FeedPreview => {
   const { feed } = input
@@ -64,7 +74,7 @@ export const buildPreview = (input: PreviewInput): FeedPreview => {
         published_at: d.item.publishedAt.toISOString(),
         verdict,
         reasons: [...reasons],
-        message: previewMessage(d.message ?? render(d.item, feed.options, feed.defaults))
+        message: previewOf(d.item, feed)
       }
     })
   }

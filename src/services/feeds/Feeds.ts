@@ -27,6 +27,7 @@ import { bad, besides, collect, skipped } from "./FeedsProblems.ts"
 import type { FeedRecord, FeedScope } from "./FeedsRepo.ts"
 import { FeedsRepo } from "./FeedsRepo.ts"
 import { FeedsSource } from "./FeedsSource.ts"
+import { FeedsPosting } from "./FeedsPosting.ts"
 import { FeedsWebhook } from "./FeedsWebhook.ts"
 
 export type { FeedsError } from "./FeedsProblems.ts"
@@ -60,6 +61,7 @@ export class Feeds extends Context.Service<Feeds, {
     const audit = yield* AuditLog
     const source = yield* FeedsSource.make
     const webhooks = yield* FeedsWebhook.make
+    const posting = yield* FeedsPosting.make
     const delivery = yield* FeedDelivery
 
     const scopeOf = <M extends FeedModuleName>(access: ServerAccess, module: M): FeedScope<M> => ({
@@ -97,14 +99,21 @@ export class Feeds extends Context.Service<Feeds, {
         const webhookCheck = body.webhook_url === undefined && body.webhook_channel === undefined && problems.length > 0
           ? skipped
           : webhooks.check(access, body)
-        const [[ident, opts], [, checked]] = yield* besides(
+        const [[ident, opts], [, [checked]]] = yield* besides(
           problems,
           collect(
             collect(
               identifier,
               (ident) => source.options(module, body.webhook_options, Option.map(ident, (i) => ({ name: i.identifier, flairs: i.flairs })))
             ),
-            () => collect(limit, () => webhookCheck)
+            () =>
+              collect(limit, () =>
+                collect(webhookCheck, (checked) =>
+                  // The options that need the server (delivery.md §10), against the channel the webhook posts to.
+                  posting.check(access, body.webhook_options, Option.match(Option.flatten(checked), {
+                    onNone: () => body.webhook_channel,
+                    onSome: (w) => w.channel_id
+                  }))))
           )
         )
         const webhook = Option.isSome(checked) ? checked.value : yield* webhooks.resolve(access, body, opts.options["webhook-name"])
@@ -156,7 +165,11 @@ export class Feeds extends Context.Service<Feeds, {
           problems,
           collect(
             input === undefined ? skipped : source.optionsOf(module, feed.feedIdentifier, input),
-            () => disabled ? recheck(access, feed) : Effect.void
+            () =>
+              collect(
+                input === undefined ? Effect.void : posting.check(access, input, feed.webhook.channelId),
+                () => disabled ? recheck(access, feed) : Effect.void
+              )
           )
         )
         const updated = yield* repo.transaction(Effect.gen(function*() {

@@ -109,7 +109,9 @@ export const FeedInsightLive = Layer.effect(FeedInsight, Effect.gen(function*() 
       const token = yield* cipher.decrypt(record.webhook.tokenEnc, `feed-webhook:${record.webhook.id}`).pipe(
         Effect.mapError(() => ServiceUnavailable.of("The feed's webhook token cannot be decrypted with the configured keys.", 60))
       )
-      const sent = yield* Effect.result(platform.executeWebhook(record.webhook.id, token, message, { wait: true }))
+      // Into the feed's thread, as the worker posts (delivery.md §10); a split's first message only.
+      const threadId = feed.options.thread_id ?? undefined
+      const sent = yield* Effect.result(platform.executeWebhook(record.webhook.id, token, message, { wait: true, threadId }))
       if (Result.isFailure(sent)) return yield* platformError(sent.failure)
       yield* audit.append({
         botId: access.botId,

@@ -6,6 +6,7 @@
 import { Context, Schema } from "effect"
 import type { Effect, Redacted } from "effect"
 import { Forbidden, NotFound, RequestTimeout, ServiceUnavailable, Unauthorized } from "../../domain/infra/Errors.ts"
+import type { Embed } from "../delivery/render/Embed.ts"
 
 /** GET /users/@me (user or bot token). */
 export interface PlatformUser {
@@ -41,6 +42,10 @@ export interface PlatformChannel {
   readonly name: string
   readonly type: number
   readonly guild_id?: string
+  /** A thread's channel, a channel's category. */
+  readonly parent_id?: string | null
+  /** A forum's tags (type 15). */
+  readonly available_tags?: ReadonlyArray<{ readonly id: string; readonly name: string }>
 }
 
 /** An element of GET /guilds/{id}/roles. `color` is the RGB integer. */
@@ -73,7 +78,12 @@ export interface PlatformWebhookBody {
   readonly content?: string
   readonly username?: string
   readonly avatar_url?: string
-  readonly allowed_mentions?: { readonly parse: ReadonlyArray<string> }
+  readonly allowed_mentions?: { readonly parse: ReadonlyArray<string>; readonly roles?: ReadonlyArray<string> }
+  /** delivery.md §10: Discord's RichEmbed as the renderer fills it (services/delivery/Embed.ts). */
+  readonly embeds?: ReadonlyArray<Embed>
+  /** A forum webhook's new post: its name and tag ids. */
+  readonly thread_name?: string
+  readonly applied_tags?: ReadonlyArray<string>
 }
 
 /**
@@ -189,6 +199,8 @@ export class ChatPlatform extends Context.Service<ChatPlatform, {
     botToken: Redacted.Redacted<string>,
     guildId: string
   ) => Effect.Effect<ReadonlyArray<PlatformRole>, PlatformError>
+  /** GET /channels/{id}: a channel or a thread, as the bot sees it (404 Unknown Channel otherwise). */
+  readonly getChannel: (botToken: Redacted.Redacted<string>, channelId: string) => Effect.Effect<PlatformChannel, PlatformError>
   readonly getChannelWebhooks: (
     botToken: Redacted.Redacted<string>,
     channelId: string
@@ -215,7 +227,8 @@ export class ChatPlatform extends Context.Service<ChatPlatform, {
     webhookId: string,
     webhookToken: Redacted.Redacted<string>,
     body: PlatformWebhookBody,
-    options?: { readonly wait?: boolean }
+    /** `threadId`: post into that thread of the webhook's channel (Execute Webhook's `thread_id` query). */
+    options?: { readonly wait?: boolean; readonly threadId?: string | undefined }
   ) => Effect.Effect<string | null, PlatformError>
   /**
    * GET /channels/{id}/messages with the bot's token: the channel's recent messages, newest first

@@ -66,6 +66,9 @@ export const makeDiscordReads = Effect.fnUntraced(function*(options: DiscordCach
     getGuild: (token, guildId) => guild.get(keyOf("Bot", "guild", token, guildId)),
     getGuildChannels: (token, guildId) => channels.get(keyOf("Bot", "channels", token, guildId)),
     getGuildRoles: (token, guildId) => roles.get(keyOf("Bot", "roles", token, guildId)),
+    // Not cached: asked when a feed's options are checked, and a deleted thread must show at once.
+    getChannel: (token, channelId) =>
+      request(get(bot(token), "/channels/:channel", `/channels/${encodeURIComponent(channelId)}`, channelId), Channel),
     getChannelWebhooks: (token, channelId) => webhooks.get(keyOf("Bot", "webhooks", token, channelId)),
     createWebhook: (token, channelId, name) => {
       const auth = bot(token)

@@ -32,7 +32,9 @@ export const Channel = Schema.Struct({
   id: Schema.String,
   name: Schema.String,
   type: Schema.Int,
-  guild_id: Schema.optionalKey(Schema.String)
+  guild_id: Schema.optionalKey(Schema.String),
+  parent_id: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  available_tags: Schema.optionalKey(Schema.Array(Schema.Struct({ id: Schema.String, name: Schema.String })))
 })
 export const Role = Schema.Struct({
   id: Schema.String,

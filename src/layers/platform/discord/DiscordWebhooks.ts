@@ -16,9 +16,13 @@ export const makeDiscordWebhooks = ({ request }: DiscordRest): Pick<ChatPlatform
   executeWebhook: (webhookId, webhookToken, body, options) => {
     const wait = options?.wait ?? true
     const token = Redacted.value(webhookToken)
+    const query = new URLSearchParams()
+    if (wait) query.set("wait", "true")
+    if (options?.threadId !== undefined) query.set("thread_id", options.threadId)
+    const search = query.size === 0 ? "" : `?${query.toString()}`
     return request({
       method: "POST",
-      path: `/webhooks/${encodeURIComponent(webhookId)}/${encodeURIComponent(token)}${wait ? "?wait=true" : ""}`,
+      path: `/webhooks/${encodeURIComponent(webhookId)}/${encodeURIComponent(token)}${search}`,
       auth: { _tag: "None" },
       json: body,
       target: { identity: "anon", route: "POST /webhooks/:webhook/:token", major: `${webhookId}/${tokenHash(token)}` },

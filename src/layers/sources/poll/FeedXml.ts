@@ -73,7 +73,8 @@ export const trimDocument = (text: string): string => {
   const decl = t.indexOf("<?xml")
   const start = decl >= 0 && decl < 1024 ? decl : t.search(/<[A-Za-z!?]/)
   if (start > 0) t = t.slice(start)
-  const root = /<(?!\?|!)([A-Za-z_][\w:.-]*)/.exec(t)?.[1]
+  // The root is the first element outside comments (a comment before it may quote markup: `'<p>…</p>'`).
+  const root = /<(?!\?|!)([A-Za-z_][\w:.-]*)/.exec(t.replace(/<!--[\s\S]*?-->/g, ""))?.[1]
   if (root !== undefined) {
     const close = t.lastIndexOf(`</${root}`)
     const end = close < 0 ? -1 : t.indexOf(">", close)

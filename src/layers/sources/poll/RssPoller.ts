@@ -9,8 +9,8 @@ import { HttpClientRequest } from "effect/http"
 import type { RssItem } from "../../../services/delivery/render/Item.ts"
 import type { PollFailed, PollResult, PollState } from "../../../services/sources/SourcePoller.ts"
 import { failed, type Fetched, type Fetcher, unlessUnchanged, validators } from "./Fetch.ts"
-import { type Feed, readFeed } from "./FeedRead.ts"
-import { decodeFeed } from "./FeedText.ts"
+import type { Feed } from "./FeedRead.ts"
+import { readFeedBytes } from "./FeedReader.ts"
 import { publicAddressesOnly } from "./Guard.ts"
 
 export interface RssPollOptions {
@@ -67,11 +67,9 @@ export const makeRssPoller = (fetcher: Fetcher, options: RssPollOptions) => {
       yield* statusProblem(fetched, name)
       return yield* unlessUnchanged(previous, fetched, (bodyHash) =>
         Effect.gen(function*() {
-          const feed = readFeed(decodeFeed(fetched.body, fetched.headers["content-type"]), fetched.url)
-          if (feed === undefined) {
-            const html = /html/i.test(fetched.headers["content-type"] ?? "")
-            return yield* Effect.fail(failed("unreadable", `${name} is ${html ? "a web page" : "something"}, not an RSS or Atom feed.`))
-          }
+          const reading = readFeedBytes(fetched.body, fetched.headers["content-type"], fetched.url, name)
+          if (reading._tag === "Unreadable") return yield* Effect.fail(failed("unreadable", reading.reason))
+          const feed = reading.feed
           const now = new Date(yield* Clock.currentTimeMillis)
           return {
             _tag: "Items",

@@ -21,6 +21,14 @@ export interface DeliveryOptions {
   readonly "webhook-name"?: Opt<string>
   readonly "no-username-overwrite"?: Opt<boolean>
   readonly "no-avatar-overwrite"?: Opt<boolean>
+  readonly mention_roles?: Opt<ReadonlyArray<string>>
+  readonly embed?: Opt<boolean>
+  readonly embed_color?: Opt<string>
+  readonly thread_id?: Opt<string>
+  readonly forum_thread_name?: Opt<string>
+  readonly forum_tags?: Opt<ReadonlyArray<string>>
+  readonly crosspost?: Opt<boolean>
+  readonly split?: Opt<boolean>
 }
 
 const isStrings = (v: unknown): v is ReadonlyArray<string> => Array.isArray(v) && v.every((s) => typeof s === "string")
@@ -40,7 +48,15 @@ const readers: { readonly [K in keyof DeliveryOptions]-?: (v: unknown) => boolea
   custom_header: isString,
   "webhook-name": isString,
   "no-username-overwrite": isBoolean,
-  "no-avatar-overwrite": isBoolean
+  "no-avatar-overwrite": isBoolean,
+  mention_roles: isStrings,
+  embed: isBoolean,
+  embed_color: isString,
+  thread_id: isString,
+  forum_thread_name: isString,
+  forum_tags: isStrings,
+  crosspost: isBoolean,
+  split: isBoolean
 }
 
 /** The options of a stored feed, each kept only when its value has the right type. */

@@ -16,6 +16,13 @@
  *   shown as text and pings no one.
  */
 import { censorUrls, urlCutSpans } from "./Censor.ts"
+import type { Embed } from "./Embed.ts"
+import { renderEmbed } from "./Embed.ts"
+import type { ForumTag } from "./ForumPost.ts"
+import { appliedTags, DEFAULT_THREAD_NAME, threadName } from "./ForumPost.ts"
+import type { AllowedMentions } from "./Mentions.ts"
+import { allowedMentions, mentionPrefix, mentionRoles } from "./Mentions.ts"
+import { splitText } from "./Split.ts"
 import type { Item } from "./Item.ts"
 import { isNsfw } from "./Nsfw.ts"
 import type { DeliveryOptions } from "./Options.ts"
@@ -31,14 +38,23 @@ export const MAX_USERNAME = 80
 export interface RenderDefaults {
   readonly name?: string | null | undefined
   readonly avatarUrl?: string | null | undefined
+  /** The tags of the forum the webhook posts in; present only for a forum webhook (one post per item). */
+  readonly forumTags?: ReadonlyArray<ForumTag> | null | undefined
 }
 
 export interface WebhookMessage {
   readonly content: string
   readonly username?: string
   readonly avatar_url?: string
-  readonly allowed_mentions: { readonly parse: readonly [] }
+  readonly allowed_mentions: AllowedMentions
+  readonly embeds?: ReadonlyArray<Embed>
+  /** A forum webhook's new post (its first message only). */
+  readonly thread_name?: string
+  readonly applied_tags?: ReadonlyArray<string>
 }
+
+/** The most messages one item becomes with `split` (delivery.md §10). */
+export const MAX_SPLIT = 3
 
 /** The time the placeholders show: the item's own (publication, stream start). */
 export const itemTime = (item: Item): Date => item.publishedAt
@@ -47,10 +63,9 @@ export const itemTime = (item: Item): Date => item.publishedAt
 export const isCensored = (item: Item, options: DeliveryOptions): boolean =>
   options.nsfw === "censor" && isNsfw(item)
 
-/** The message content alone (see the module comment). */
-export const renderContent = (item: Item, options: DeliveryOptions): string => {
+/** The header with its placeholders replaced (the URL of `%url%` censored with the rest), and whether it used `%url%`. */
+export const fillHeader = (item: Item, options: DeliveryOptions, template: string, budget: number) => {
   const format = formatOf(item)
-  const template = options.custom_header ?? format.header(item)
   const header = format.prepare?.(template, item) ?? template
   const values = format.values(item)
   const memo = new Map<string, string | undefined>()
@@ -67,18 +82,33 @@ export const renderContent = (item: Item, options: DeliveryOptions): string => {
     const value = Object.hasOwn(values, name) ? values[name] : undefined
     // Stryker disable next-line StringLiteral: a placeholder's value is a () => string (Placeholders.Values): once() never gives undefined here
     return value === undefined ? undefined : () => once(name, value) ?? ""
-  }, MAX_CONTENT * 2)
+  }, budget)
+  return { text: isCensored(item, options) ? censorUrls(text) : text, usesUrl: used.has("url") }
+}
 
-  const censor = isCensored(item, options)
-  const body = censor ? censorUrls(text) : text
-  if (used.has("url")) return truncate(body, MAX_CONTENT, urlCutSpans(body))
-  const url = censor ? censorUrls(item.url) : item.url
-  if (body === "") return truncate(url, MAX_CONTENT)
+/** How `renderContent` shapes the text: its limit, and whether the item URL is appended (not with an embed). */
+export interface ContentShape {
+  readonly max?: number
+  readonly appendUrl?: boolean
+}
+
+/** The message content alone (see the module comment). */
+export const renderContent = (item: Item, options: DeliveryOptions, shape: ContentShape = {}): string => {
+  const max = shape.max ?? MAX_CONTENT
+  const template = options.custom_header ?? formatOf(item).header(item)
+  const { text: body, usesUrl } = fillHeader(item, options, template, MAX_CONTENT * 4)
+  if (usesUrl || shape.appendUrl === false) return truncate(body, max, urlCutSpans(body))
+  return withUrl(body, isCensored(item, options) ? censorUrls(item.url) : item.url, max)
+}
+
+/** `body`, then a newline and `url`, in at most `max` code points: the body is cut, the URL kept whole. */
+export const withUrl = (body: string, url: string, max: number): string => {
+  if (body === "") return truncate(url, max)
   const suffix = `\n${url}`
-  const room = MAX_CONTENT - codePointLength(suffix)
+  const room = max - codePointLength(suffix)
   if (codePointLength(body) <= room) return body + suffix
   // The URL alone does not fit with an ellipsis before it: cut the whole.
-  if (room < 1) return truncate(body + suffix, MAX_CONTENT, urlCutSpans(body + suffix))
+  if (room < 1) return truncate(body + suffix, max, urlCutSpans(body + suffix))
   return truncate(body, room, urlCutSpans(body)) + suffix
 }
 
@@ -97,16 +127,86 @@ export const webhookUsername = (name: string | null | undefined): string | null 
 const httpUrl = (url: string | null | undefined): string | null =>
   url !== null && url !== undefined && /^https?:\/\/\S+$/i.test(url.trim()) ? url.trim() : null
 
-export const render = (item: Item, options: DeliveryOptions, defaults: RenderDefaults = {}): WebhookMessage => {
+/**
+ * The messages of an item (delivery.md §3 and §10), in the order they are posted: one, or with
+ * `split` up to `MAX_SPLIT`. The first opens with the feed's role mentions and carries the embed and
+ * a forum post's `thread_name` and `applied_tags`; every one has the same name, avatar and
+ * `allowed_mentions` (exactly the feed's roles may ping).
+ */
+export const renderMessages = (item: Item, options: DeliveryOptions, defaults: RenderDefaults = {}): ReadonlyArray<WebhookMessage> => {
   const format = formatOf(item)
   const username = options["no-username-overwrite"] === true
     ? null
     : webhookUsername(options["webhook-name"]) ?? webhookUsername(format.name(item)) ?? webhookUsername(defaults.name)
   const avatar = options["no-avatar-overwrite"] === true ? null : httpUrl(format.avatar(item)) ?? httpUrl(defaults.avatarUrl)
-  return {
-    content: renderContent(item, options),
+  const roles = mentionRoles(options.mention_roles)
+  const prefix = mentionPrefix(roles)
+  const room = MAX_CONTENT - codePointLength(prefix)
+  const embed = options.embed === true
+  const contents = embed || options.split !== true
+    ? [prefix + renderContent(item, options, { max: room, appendUrl: !embed })]
+    : splitContents(item, options, prefix)
+  const common = {
     ...(username === null ? {} : { username }),
     ...(avatar === null ? {} : { avatar_url: avatar }),
-    allowed_mentions: { parse: [] }
+    allowed_mentions: allowedMentions(roles)
+  }
+  const first = {
+    ...(embed
+      ? {
+        embeds: [renderEmbed(item, {
+          color: options.embed_color,
+          feedName: format.name(item) ?? defaults.name,
+          censored: isCensored(item, options)
+        })]
+      }
+      : {}),
+    ...forumPost(item, options, defaults.forumTags)
+  }
+  return contents.map((content, i) => ({ content, ...common, ...(i === 0 ? first : {}) }))
+}
+
+/** With `split`: the header and the URL cut into up to MAX_SPLIT contents, the first after the mentions. */
+const splitContents = (item: Item, options: DeliveryOptions, prefix: string): ReadonlyArray<string> => {
+  const template = options.custom_header ?? formatOf(item).header(item)
+  const { text: body, usesUrl } = fillHeader(item, options, template, MAX_CONTENT * MAX_SPLIT)
+  const url = isCensored(item, options) ? censorUrls(item.url) : item.url
+  const whole = usesUrl || body === "" ? (body === "" ? url : body) : `${body}\n${url}`
+  const pieces = splitText(whole, MAX_CONTENT, MAX_SPLIT, MAX_CONTENT - codePointLength(prefix))
+  if (pieces.length === 1) return [prefix + renderContent(item, options, { max: MAX_CONTENT - codePointLength(prefix) })]
+  const last = pieces[pieces.length - 1]!
+  // §3's rules for the last: cut with an ellipsis, an appended URL kept whole.
+  const lastMax = MAX_CONTENT
+  const lastContent = usesUrl || body === "" || !last.endsWith(url)
+    ? truncate(last, lastMax, urlCutSpans(last))
+    : withUrl(last.slice(0, last.length - url.length).trimEnd(), url, lastMax)
+  return [prefix + pieces[0]!, ...pieces.slice(1, -1), lastContent]
+}
+
+/** A forum webhook's post: its name and tags (only when the webhook is in a forum). */
+const forumPost = (item: Item, options: DeliveryOptions, tags: ReadonlyArray<ForumTag> | null | undefined) => {
+  if (tags === null || tags === undefined) return {}
+  const filled = fillHeader(item, options, options.forum_thread_name ?? DEFAULT_THREAD_NAME, MAX_CONTENT).text
+  const applied = appliedTags(tags, options.forum_tags)
+  return { thread_name: threadName(filled, item.url), ...(applied.length === 0 ? {} : { applied_tags: applied }) }
+}
+
+/** What the worker stores and sends: the first message, the thread it goes into, and those that follow. */
+export interface OutgoingMessage extends WebhookMessage {
+  readonly thread_id?: string
+  readonly continued?: ReadonlyArray<WebhookMessage>
+}
+
+export const outgoing = (item: Item, options: DeliveryOptions, defaults: RenderDefaults = {}): OutgoingMessage => {
+  const [first, ...rest] = renderMessages(item, options, defaults)
+  const thread = options.thread_id
+  return {
+    ...first!,
+    ...(thread === null || thread === undefined ? {} : { thread_id: thread }),
+    ...(rest.length === 0 ? {} : { continued: rest })
   }
 }
+
+/** The item's message; with `split`, its first (renderMessages has them all). */
+export const render = (item: Item, options: DeliveryOptions, defaults: RenderDefaults = {}): WebhookMessage =>
+  renderMessages(item, options, defaults)[0]!

@@ -14,8 +14,8 @@
 import { decide } from "./Filters.ts"
 import type { Item } from "./Item.ts"
 import type { DeliveryOptions } from "./Options.ts"
-import type { RenderDefaults, WebhookMessage } from "./Render.ts"
-import { render } from "./Render.ts"
+import type { OutgoingMessage, RenderDefaults } from "./Render.ts"
+import { outgoing } from "./Render.ts"
 
 /** The limits of delivery.md §1 and the time "now" is. */
 export interface SelectLimits {
@@ -49,7 +49,7 @@ export interface ItemDecision {
   /** Not seen at the source before: the worker records only these. */
   readonly isNew: boolean
   /** What the webhook gets: always for a post; for a skip only with `renderSkipped`. */
-  readonly message: WebhookMessage | null
+  readonly message: OutgoingMessage | null
 }
 
 export interface SelectOptions {
@@ -107,7 +107,7 @@ export const selectForFeed = (
   const oldest = limits.now.getTime() - limits.maxItemAgeHours * 3_600_000
   let posted = 0
   return oldestFirst(items).map((item): ItemDecision => {
-    const message = () => render(item, feed.options, feed.defaults)
+    const message = () => outgoing(item, feed.options, feed.defaults)
     const skip = (reasons: ReadonlyArray<string>, isNew: boolean): ItemDecision => ({
       item,
       verdict: "skip",
