@@ -164,9 +164,10 @@ const fillForm = async (base, userId, formId) => {
       return undefined
     }
     const a = r.json()
-    times.push(a.elapsed_ms)
+    if (a.elapsed_ms !== null) times.push(a.elapsed_ms)
     if (a.problems.length > 0) failures.push(`${body.action}: ${a.problems.join("; ")}`)
-    return a
+    // No answer the platform would take (late, not 200): the member sees "This interaction failed".
+    return a.response === null || a.problems.length > 0 ? undefined : a
   }
   const button = (a) => a?.response?.data?.components?.[0]?.components?.find((c) => c.type === 2)
   const fields = (a, page) => Object.fromEntries(a.response.data.components.filter((c) => c.type === 18).map((c) => [c.component.custom_id, `answer ${page} of ${userId}`]))
