@@ -50,7 +50,7 @@ const inputs = (p: Played): Array<string> =>
   (p.response?.data?.components ?? []).filter((c: any) => c.type === 18).map((c: any) => c.component.custom_id)
 const messages = (query: string) =>
   Effect.map(Effect.flatMap(raw({}, `/sandbox/discord/${query}`), json), (b) => b.messages as Array<SandboxMessage>)
-const eventuallyEffect = <A>(f: Effect.Effect<A | undefined>) =>
+const eventuallyEffect = <A, E, R>(f: Effect.Effect<A | undefined, E, R>) =>
   Effect.gen(function*() {
     for (let i = 0; i < 200; i++) {
       const a = yield* f
