@@ -12,7 +12,7 @@
 //   time the member's last page was answered, p50 / p99 (same clock: one machine).
 // Prints one JSON line (the results) on stdout.
 import { spawn } from "node:child_process"
-import { randomBytes } from "node:crypto"
+import { createHash, createPrivateKey, randomBytes, sign } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import { loadavg, tmpdir } from "node:os"
@@ -36,6 +36,50 @@ const ALICE = "100000000000000001"
 const CHANNEL = "310000000000000102"
 const MODERATORS = "320000000000000101"
 const memberId = (i) => `11${String(i).padStart(16, "0")}`
+// `signer` (default): this script signs the interactions as the platform does (the sandbox bot's key is
+// derived from its id: src/sandbox/interactions/BotKeys.ts) and times the gateway's answer itself, so the
+// gateway's process does only the gateway's work. `player`: the sandbox's member player (in the gateway's
+// process) sends them and checks every answer against the platform's rules.
+const DRIVER = process.env.BENCH_S11_DRIVER ?? "signer"
+const botKey = createPrivateKey({
+  key: Buffer.concat([Buffer.from("302e020100300506032b657004220420", "hex"), createHash("sha256").update(`sandbox-interactions-key:${BOT1}`).digest()]),
+  format: "der",
+  type: "pkcs8"
+})
+let sequence = 0n
+/** An interaction as the platform sends it, signed; the answer in the player's shape. */
+const signed = async (base, userId, type, data, message) => {
+  const body = JSON.stringify({
+    id: String(380000000000000000n + (sequence += 1n)), application_id: BOT1, type, token: randomBytes(24).toString("base64url"), version: 1,
+    guild_id: S1, channel_id: CHANNEL, app_permissions: "2248473465835073",
+    member: { user: { id: userId, username: `load${Number(userId.slice(2))}`, global_name: `Load ${Number(userId.slice(2))}`, avatar: null, discriminator: "0" }, roles: [MODERATORS], permissions: "8192", nick: null },
+    ...(data === undefined ? {} : { data }), ...(message === undefined ? {} : { message: { id: message, channel_id: CHANNEL } })
+  })
+  const timestamp = String(Math.floor(Date.now() / 1000))
+  const signature = sign(null, Buffer.from(timestamp + body), botKey).toString("hex")
+  const started = performance.now()
+  const res = await fetch(`${base}/interactions/${BOT1}`, {
+    method: "POST", headers: { "content-type": "application/json", "x-signature-ed25519": signature, "x-signature-timestamp": timestamp, "user-agent": "Discord-Interactions/1.0" }, body
+  })
+  const text = await res.text()
+  const elapsed = Math.round(performance.now() - started)
+  const response = res.status === 200 ? JSON.parse(text) : null
+  return {
+    status: 200,
+    text,
+    json: () => ({ response, elapsed_ms: elapsed, message_id: "1", problems: [...(res.status === 200 ? [] : [`answered HTTP ${res.status}`]), ...(elapsed > 3000 ? ["no answer within 3 s"] : [])] })
+  }
+}
+/** The player's body, sent by this script's signer. */
+const bySigner = (base, userId, body) => {
+  if (body.action === "command") return signed(base, userId, 2, { id: "1", name: "submit", type: 1 })
+  if (body.action === "select") return signed(base, userId, 3, { custom_id: body.custom_id, component_type: 3, values: body.values }, body.message_id)
+  if (body.action === "click") return signed(base, userId, 3, { custom_id: body.custom_id, component_type: 2 }, body.message_id)
+  return signed(base, userId, 5, {
+    custom_id: body.modal,
+    components: Object.entries(body.fields).map(([custom_id, value]) => ({ type: 18, id: 1, component: { type: 4, id: 2, custom_id, value } }))
+  })
+}
 
 const t0 = performance.now()
 const log = (msg) => process.stderr.write(`[forms ${((performance.now() - t0) / 1000).toFixed(1)}s] ${msg}\n`)
@@ -158,7 +202,9 @@ const fillForm = async (base, userId, formId) => {
   const times = []
   const failures = []
   const play = async (body) => {
-    const r = await call(`${base}/sandbox/discord/interactions`, { method: "POST", body: { bot_id: BOT1, user_id: userId, guild_id: S1, channel_id: CHANNEL, ...body } })
+    const r = DRIVER === "player"
+      ? await call(`${base}/sandbox/discord/interactions`, { method: "POST", body: { bot_id: BOT1, user_id: userId, guild_id: S1, channel_id: CHANNEL, ...body, modal: undefined } })
+      : await bySigner(base, userId, body)
     if (r.status !== 200) {
       failures.push(`${body.action} answered ${r.status}: ${r.text.slice(0, 200)}`)
       return undefined
@@ -179,7 +225,7 @@ const fillForm = async (base, userId, formId) => {
       failures.push(`page ${page}: no modal (${JSON.stringify(a.response).slice(0, 200)})`)
       return { times, failures }
     }
-    a = await play({ action: "submit", fields: fields(a, page) })
+    a = await play({ action: "submit", modal: a.response.data.custom_id, fields: fields(a, page) })
     if (page < 3 && a !== undefined) a = await play({ action: "click", custom_id: button(a)?.custom_id, message_id: a.message_id })
   }
   const done = Date.now()
@@ -260,6 +306,7 @@ const main = async () => {
     })
     const slow = times.filter((t) => t > 3000).length
     const result = {
+      driver: DRIVER,
       members: MEMBERS,
       pages: 3,
       s8_sources: polled,
