@@ -250,7 +250,9 @@ const main = async () => {
   const loadTimer = setInterval(() => loads.push(loadavg()[0]), 5000)
   try {
     let tail = ""
-    gateway = spawn(process.execPath, [...nodeFlags, process.env.BENCH_MAIN ?? "dist/main.mjs"], {
+    // BENCH_GATEWAY_NODE_ARGS: more flags for the gateway (e.g. --cpu-prof --cpu-prof-dir=<dir>), the last of a flag wins.
+    const extraArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? "").split(" ").filter((a) => a !== "")
+    gateway = spawn(process.execPath, [...nodeFlags, ...extraArgs, process.env.BENCH_MAIN ?? "dist/main.mjs"], {
       cwd: root,
       env: {
         ...process.env, PORT: String(port), HOST: "127.0.0.1", SANDBOX: "true", PUBLIC_URL: base, ROLE: "all", DATA_DIR: workDir,
@@ -329,7 +331,8 @@ const main = async () => {
     clearInterval(loadTimer)
     await db.end().catch(() => {})
     gateway?.kill("SIGTERM")
-    await sleep(500)
+    // A CPU profile is written at exit: give the gateway time to stop.
+    for (let i = 0; i < 100 && gateway !== undefined && gateway.exitCode === null && gateway.signalCode === null; i++) await sleep(100)
     const admin2 = new pg.Client({ connectionString: ADMIN_URL })
     await admin2.connect()
     await admin2.query(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`).catch(() => {})

@@ -12,7 +12,7 @@ import { ALICE_ID, BOB_ID, BOT1_ID, S1_ID } from "../../src/sandbox/seed/Ids.ts"
 import { SubmissionsRepo } from "../../src/services/submissions/SubmissionsRepo.ts"
 import { dbKinds } from "../utils/Db.ts"
 import { json, raw, TestApp } from "../utils/TestApp.ts"
-import { createForm, REVIEW_CHANNEL } from "./FlowHelpers.ts"
+import { createForm, deleteForm, REVIEW_CHANNEL, updateForm } from "./FlowHelpers.ts"
 
 interface Played {
   readonly status: number | null
@@ -212,6 +212,52 @@ for (const kind of dbKinds) {
         assert.deepStrictEqual(posted.map((m) => m.id), [message.id])
         const s = yield* (yield* SubmissionsRepo).get(id)
         assert.strictEqual(s?.effects.find((e) => e.kind === "review_message")?.message_id, message.id)
+      }))
+
+    it.effect("a dismissed page 2 resumed by /submit; the form edited meanwhile: the draft and the review keep the snapshot", () =>
+      Effect.gen(function*() {
+        yield* waitForKeys
+        const formId = yield* createForm({ title: "Resume" })
+        const list = yield* play(BOB_ID, { action: "command", name: "submit" })
+        const first = yield* play(BOB_ID, { action: "select", custom_id: "f:pick", message_id: list.message_id, values: [String(formId)] })
+        const answers = ["Bob", "33", "yes", "UTC", "I like forms a lot"]
+        const saved = yield* play(BOB_ID, { action: "submit", fields: Object.fromEntries(inputs(first).map((id, i) => [id, answers[i]])) })
+        // Page 2 never opened (Continue not clicked): the draft stays; the form changes under it.
+        yield* updateForm(formId, { title: "Edited", steps: twoSteps })
+        const again = yield* play(BOB_ID, { action: "command", name: "submit" })
+        const resumed = yield* play(BOB_ID, { action: "select", custom_id: "f:pick", message_id: again.message_id, values: [String(formId)] })
+        assert.strictEqual(resumed.response?.data?.title, "Resume (2/2)")
+        // The older Continue still works too (a client showing the earlier message).
+        const viaContinue = yield* play(BOB_ID, { action: "click", custom_id: buttonOf(saved, /^Continue$/), message_id: saved.message_id })
+        assert.strictEqual(viaContinue.response?.data?.title, "Resume (2/2)")
+        const [colour, project] = inputs(viaContinue)
+        const done = yield* play(BOB_ID, { action: "submit", fields: { [colour!]: ["0"], [project!]: "kept" } })
+        assert.include(done.response?.data?.content, "Submitted")
+        const message = yield* reviewMessage(yield* submissionOf(formId, BOB_ID))
+        assert.strictEqual(message.body.embeds![0].title, "Resume")
+        assert.strictEqual(message.body.embeds![0].fields.length, 7)
+      }))
+
+    it.effect("a form closed after the list was shown, and one deleted while a member is on its page: told, nothing stored", () =>
+      Effect.gen(function*() {
+        yield* waitForKeys
+        const closing = yield* createForm({ title: "Closing", steps: twoSteps })
+        const deleting = yield* createForm({ title: "Deleting", steps: twoSteps })
+        const list = yield* play(BOB_ID, { action: "command", name: "submit" })
+        yield* updateForm(closing, { title: "Closing", steps: twoSteps, workflow_live: false })
+        const closed = yield* play(BOB_ID, { action: "select", custom_id: "f:pick", message_id: list.message_id, values: [String(closing)] })
+        assert.strictEqual(closed.response?.data?.content, "This form is closed.")
+        const page = yield* play(BOB_ID, { action: "select", custom_id: "f:pick", message_id: list.message_id, values: [String(deleting)] })
+        const [name, team] = inputs(page)
+        yield* deleteForm(deleting)
+        const gone = yield* play(BOB_ID, { action: "submit", fields: { [name!]: "Bob", [team!]: ["0"] } })
+        // Deleting a form ends its drafts (forms-runtime.md §3): the open page is an expired draft's.
+        assert.strictEqual(gone.response?.data?.content, "This form expired — start again.")
+        const stale = yield* play(BOB_ID, { action: "select", custom_id: "f:pick", message_id: list.message_id, values: [String(deleting)] })
+        assert.strictEqual(stale.response?.data?.content, "This form no longer exists.")
+        const sql = yield* SqlClient.SqlClient
+        const rows = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM form_submissions WHERE workflow_id IN (${closing}, ${deleting})`
+        assert.strictEqual(rows[0]!.n, 0)
       }))
   })
 }
