@@ -8,6 +8,7 @@
 // BENCH_ROUNDS, BENCH_SECONDS, BENCH_WARMUP, BENCH_CONNECTIONS, BENCH_AUDIT_ROWS, BENCH_RATE, BENCH_ONLY,
 // BENCH_MAIN (the gateway's bundle, default dist/main.mjs), BENCH_GATEWAY_NODE_ARGS, BENCH_HEAP_SPACES=0 (no V8
 // heap figures in S7's memory split: the gateway then runs without the bench/heap-spaces.mjs preload).
+// S11 (bench/forms.mjs) runs last; BENCH_ONLY=S11 runs it alone. BENCH_S11_MEMBERS, BENCH_S8_SOURCES.
 import { spawn } from "node:child_process"
 import { createHash, randomBytes } from "node:crypto"
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -17,6 +18,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { deliveryLines, runDelivery } from "./delivery-run.mjs"
+import { formsFailures, formsLines, runForms } from "./forms-run.mjs"
 import { memoryLine, memorySnapshot } from "./memory.mjs"
 import { buildFloor } from "./floor/build.mjs"
 import { nodeFlags } from "../scripts/node-flags.mjs"
@@ -389,7 +391,26 @@ const checkFloors = async (base, floors, token, s1Text) => {
 
 // ---- main -----------------------------------------------------------------------------------------
 
+/** S11 alone (`BENCH_ONLY=S11`): nothing else is started. */
+const formsOnly = async () => {
+  const forms = await runForms(quick).catch((e) => ({ error: e.message }))
+  if (forms.error !== undefined) {
+    process.stderr.write(`bench FAILED:\n  S11: ${forms.error}\n`)
+    process.exitCode = 1
+    return
+  }
+  mkdirSync(join(root, "bench/results"), { recursive: true })
+  writeFileSync(join(root, "bench/results", quick ? "quick-s11.json" : "latest-s11.json"), JSON.stringify({ mode: quick ? "quick" : "full", when: new Date().toISOString(), forms }, null, 2) + "\n")
+  process.stdout.write(`\n${formsLines(forms).join("\n")}\n\n`)
+  const failures = formsFailures(forms)
+  if (failures.length > 0) {
+    process.stderr.write(`bench FAILED:\n  ${failures.join("\n  ")}\n`)
+    process.exitCode = 1
+  }
+}
+
 const main = async () => {
+  if (process.env.BENCH_ONLY === "S11") return formsOnly()
   log(`mode ${quick ? "quick" : "full"}: ${ROUNDS} round(s), ${WARMUP}s warm-up + ${SECONDS}s windows, ${CONNECTIONS} connections; node ${process.version}, ${cpus().length} cores`)
   const databaseUrl = await prepareDatabase()
   const key = `k1:${randomBytes(32).toString("base64")}`
@@ -666,8 +687,19 @@ const main = async () => {
     }
   }
 
+  // S11, forms filled through signed interactions while S8's polling runs (bench/forms.mjs): its own gateway and database.
+  let forms
+  if (databaseUrl && (only === undefined || only.includes("S11"))) {
+    forms = await runForms(quick).catch((e) => ({ error: e.message }))
+    if (forms.error === undefined) {
+      out.forms = forms
+      writeFileSync(join(root, "bench/results", quick ? "quick.json" : "latest.json"), JSON.stringify(out, null, 2) + "\n")
+      process.stdout.write(`${formsLines(forms).join("\n")}\n\n`)
+    }
+  }
+
   // Quick mode (CI) asserts that every scenario ran, not how fast.
-  const failures = [...(delivery?.failures ?? [])]
+  const failures = [...(delivery?.failures ?? []), ...(forms === undefined ? [] : forms.error !== undefined ? [`S11: ${forms.error}`] : formsFailures(forms))]
   for (const s of scenarios.slice(0, 5)) {
     if (!(s.rps > 0) && (only === undefined || only.includes(s.name))) failures.push(`${s.name} measured no requests`)
     // A scenario answered with errors measures the error path, not the scenario.

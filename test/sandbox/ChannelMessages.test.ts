@@ -87,4 +87,33 @@ layer(SandboxServer.layer(), { excludeTestServices: true })("sandbox: a channel'
       assert.strictEqual(yield* execute(), "answered 200", "one cut per fault")
       assert.strictEqual(yield* inChannel, 2)
     }))
+
+  it.effect("enforce_nonce: a repeated nonce answers the first message and posts nothing; without it, or another nonce, a new one (JSON and multipart)", () =>
+    Effect.gen(function*() {
+      const bot1 = { authorization: `Bot ${BOT1_TOKEN}` }
+      const channel = SEED.ids.textChannels.s1
+      const post = (body: Record<string, unknown>) => postJson(`/sandbox/discord/api/v10/channels/${channel}/messages`, body, bot1)
+      const multipart = (body: Record<string, unknown>) => {
+        const form = new FormData()
+        form.append("payload_json", JSON.stringify(body))
+        form.append("files[0]", new Blob(["whole answers"], { type: "text/plain" }), "submission.txt")
+        return api(`/channels/${channel}/messages`, { method: "POST", headers: bot1, body: form })
+      }
+      const first = yield* post({ content: "review 1", nonce: "review-n1", enforce_nonce: true })
+      assert.strictEqual(first.status, 200, JSON.stringify(first.body))
+      assert.strictEqual(field(first.body, "nonce"), "review-n1")
+      const again = yield* post({ content: "review 1 (retry)", nonce: "review-n1", enforce_nonce: true })
+      assert.deepStrictEqual([again.status, field(again.body, "id"), field(again.body, "content")], [200, field(first.body, "id"), "review 1"])
+      const loose = yield* post({ content: "no enforce", nonce: "review-n1" })
+      const other = yield* post({ content: "other", nonce: "review-n2", enforce_nonce: true })
+      const filed = yield* multipart({ content: "with a file", nonce: "review-n3", enforce_nonce: true })
+      assert.strictEqual(filed.status, 200, JSON.stringify(filed.body))
+      assert.deepStrictEqual((field(filed.body, "attachments") as Array<{ filename: string }>).map((a) => a.filename), ["submission.txt"])
+      const filedAgain = yield* multipart({ content: "with a file (retry)", nonce: "review-n3", enforce_nonce: true })
+      assert.strictEqual(field(filedAgain.body, "id"), field(filed.body, "id"))
+      const posted = new Set([first, loose, other, filed].map((a) => String(field(a.body, "id"))))
+      assert.strictEqual(posted.size, 4)
+      const history = (yield* api(`/channels/${channel}/messages?limit=100`, { headers: bot1 })).body as Array<{ id: string; content: string }>
+      assert.deepStrictEqual(history.filter((m) => posted.has(m.id)).map((m) => m.content), ["with a file", "other", "no enforce", "review 1"])
+    }))
 })

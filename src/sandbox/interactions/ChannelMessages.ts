@@ -81,6 +81,23 @@ const findMessage = (store: DiscordStore, ctx: DiscordContext): BotMessage | und
   return m !== undefined && visible(m, ctx.params["id"] ?? "") ? m : undefined
 }
 
+/** How long the platform remembers a nonce ("checked for uniqueness in the past few minutes"). */
+export const NONCE_WINDOW_MS = 5 * 60_000
+
+/**
+ * `enforce_nonce` with a `nonce`: a message the same bot created with that nonce in the window is
+ * answered again and no new one is created (Discord's Create Message, `enforce_nonce`).
+ */
+const sameNonce = (store: DiscordStore, bot: SeedBot, body: Body, now: number): BotMessage | undefined => {
+  const nonce = body["nonce"]
+  if (body["enforce_nonce"] !== true || (typeof nonce !== "string" && typeof nonce !== "number")) return undefined
+  for (const m of interactionsOf(store).messages.values()) {
+    const first = m.versions[0]!
+    if (m.botId === bot.id && m.interactionId === undefined && first.at >= now - NONCE_WINDOW_MS && String(first.body["nonce"]) === String(nonce)) return m
+  }
+  return undefined
+}
+
 const unknownMessage = () => discordError(404, "Unknown Message", 10008)
 
 export const channelRoutes = (store: DiscordStore): ReadonlyArray<Route> => [
@@ -111,6 +128,8 @@ export const channelRoutes = (store: DiscordStore): ReadonlyArray<Route> => [
       if (!read.ok) return read.error
       const refused = checkNewMessage(read.body, "MessageCreateRequest")
       if (refused !== undefined) return refused
+      const same = sameNonce(store, bot, read.body, ctx.now)
+      if (same !== undefined) return discordJson(messageResponse(same, bot, ctx.origin))
       const message = storeMessage(store, {
         botId: bot.id,
         channelId,

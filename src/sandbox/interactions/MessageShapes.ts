@@ -69,6 +69,10 @@ export const attachmentsOf = (body: Body): ReadonlyArray<StoredAttachment> =>
       : []
   )
 
+/** The nonce the message was created with, echoed as Discord does (absent when none was sent). */
+const nonceOf = (body: Body) =>
+  typeof body["nonce"] === "string" || typeof body["nonce"] === "number" ? { nonce: body["nonce"] } : {}
+
 /** The message as the platform answers it (MessageResponse). */
 export const messageResponse = (m: BotMessage, bot: SeedBot, origin: string) => {
   const latest = m.versions[m.versions.length - 1]!
@@ -96,6 +100,7 @@ export const messageResponse = (m: BotMessage, bot: SeedBot, origin: string) => 
     edited_timestamp: m.versions.length > 1 ? isoTimestamp(latest.at) : null,
     flags,
     components: componentsOut(body["components"]),
+    ...nonceOf(m.versions[0]!.body),
     ...(m.interactionId !== undefined ? { application_id: bot.id, webhook_id: bot.id } : {})
   }
 }
