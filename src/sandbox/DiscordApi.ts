@@ -7,32 +7,21 @@ import { Effect, Layer } from "effect"
 import { HttpServerResponse } from "effect/http"
 import type { DiscordContext, Principal } from "./DiscordHttp.ts"
 import { API, discordError, discordHandler, Errors, routerPath } from "./DiscordHttp.ts"
-import { lookupChannel } from "./ChannelLookup.ts"
+import { lookupChannel } from "./seed/ChannelLookup.ts"
 import { checkMessage } from "./DiscordMessage.ts"
 import * as Shapes from "./DiscordShapes.ts"
 import type { DiscordStore } from "./DiscordState.ts"
 import { DiscordState, randomToken } from "./DiscordState.ts"
 import { interactionFollowup } from "./interactions/InteractionsRoutes.ts"
+import { threadRoutes } from "./DiscordThreads.ts"
+import { botGuild, botOnly, fail, json } from "./DiscordRoutes.ts"
+import type { Handler, Method, Options } from "./DiscordRoutes.ts"
 import { sandboxRoute } from "./SandboxRoute.ts"
 import type { SeedBot, SeedGuild, SeedWebhook } from "./Seed.ts"
-import { computePermissions, findChannel, findForum, findGuild, findThread, guildsOf, PermissionBits, SEED } from "./Seed.ts"
-
-type Method = "GET" | "POST" | "DELETE"
-type Handler = (ctx: DiscordContext) => Effect.Effect<HttpServerResponse.HttpServerResponse>
-
-const json = (body: unknown, status = 200) => Effect.succeed(HttpServerResponse.jsonUnsafe(body, { status }))
-const fail = (response: HttpServerResponse.HttpServerResponse) => Effect.succeed(response)
-
-const botOnly = (handler: (ctx: DiscordContext, bot: SeedBot) => Effect.Effect<HttpServerResponse.HttpServerResponse>) =>
-(ctx: DiscordContext) => ctx.principal?.kind === "bot" ? handler(ctx, ctx.principal.bot) : fail(Errors.unauthorized())
+import { computePermissions, findChannel, findForum, findThread, guildsOf, PermissionBits, SEED } from "./Seed.ts"
 
 const anyPrincipal = (handler: (ctx: DiscordContext, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse>) =>
 (ctx: DiscordContext) => ctx.principal ? handler(ctx, ctx.principal) : fail(Errors.unauthorized())
-
-const botGuild = (bot: SeedBot, guildId: string | undefined): SeedGuild | undefined => {
-  const guild = guildId ? findGuild(guildId) : undefined
-  return guild && guild.botIds.includes(bot.id) ? guild : undefined
-}
 
 const canManageWebhooks = (guild: SeedGuild, bot: SeedBot): boolean =>
   ((computePermissions(guild, bot.id) ?? 0n) & PermissionBits.MANAGE_WEBHOOKS) !== 0n
@@ -71,9 +60,8 @@ const invalidName = (message: string) =>
     errors: { name: { _errors: [{ code: "BASE_TYPE_BAD_LENGTH", message }] } }
   })
 
-type Options = Parameters<typeof discordHandler>[4]
 
-const routes = (store: DiscordStore): ReadonlyArray<readonly [Method, string, string | undefined, Handler, Options?]> => [
+export const routes = (store: DiscordStore): ReadonlyArray<readonly [Method, string, string | undefined, Handler, Options?]> => [
   [
     "GET",
     "/users/@me",
@@ -132,39 +120,6 @@ const routes = (store: DiscordStore): ReadonlyArray<readonly [Method, string, st
       const id = ctx.params["id"] ?? ""
       const found = store.deletedChannels.has(id) ? undefined : lookupChannel(id)
       return found && botGuild(bot, found.guildId) ? json(found.body) : fail(Errors.unknownChannel())
-    })
-  ],
-  [
-    "DELETE",
-    "/channels/{id}",
-    "id",
-    // Only a thread may be deleted here (the seeded channels stay): what a test needs to see a feed's thread go.
-    botOnly((ctx, bot) => {
-      const id = ctx.params["id"] ?? ""
-      const thread = store.deletedChannels.has(id) ? undefined : findThread(id)
-      if (!thread || !botGuild(bot, thread.guildId)) return fail(Errors.unknownChannel())
-      store.deletedChannels.add(id)
-      return json(lookupChannel(id)!.body)
-    })
-  ],
-  [
-    "POST",
-    "/channels/{id}/messages/{message_id}/crosspost",
-    "id",
-    botOnly((ctx, bot) => {
-      const found = findChannel(ctx.params["id"] ?? "")
-      if (!found || !botGuild(bot, found.guild.id)) return fail(Errors.unknownChannel())
-      if (found.channel.type !== 5) return fail(discordError(400, "Cannot execute action on this channel type", 50024))
-      if (((computePermissions(found.guild, bot.id) ?? 0n) & PermissionBits.MANAGE_MESSAGES) === 0n) {
-        return fail(discordError(403, "Missing Permissions", 50013))
-      }
-      const message = store.messages.find((m) => m.id === ctx.params["message_id"] && m.channelId === found.channel.id)
-      if (!message) return fail(discordError(404, "Unknown Message", 10008))
-      // Discord: publishing twice is refused (40033 "This message has already been crossposted").
-      if (((message.flags ?? 0) & 1) !== 0) return fail(discordError(400, "This message has already been crossposted.", 40033))
-      message.flags = (message.flags ?? 0) | 1
-      const webhook = store.webhooks.get(message.webhookId)
-      return json(webhook ? Shapes.webhookMessage(message, webhook, message.body as Record<string, unknown>) : { id: message.id })
     })
   ],
   [
@@ -313,7 +268,7 @@ const routes = (store: DiscordStore): ReadonlyArray<readonly [Method, string, st
 export const DiscordApiRoutes = Layer.unwrap(Effect.gen(function*() {
   const store = yield* DiscordState
   // Channel messages, direct messages and interactions: interactions/InteractionsRoutes.ts.
-  const layers = routes(store).map(([method, template, major, handler, options]) => {
+  const layers = [...routes(store), ...threadRoutes(store)].map(([method, template, major, handler, options]) => {
     const name = `${method} ${template}`
     return sandboxRoute(method, `${API}${routerPath(template)}`, discordHandler(store, name, major, handler, options), { name })
   })

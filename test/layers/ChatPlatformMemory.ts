@@ -11,7 +11,7 @@ import { createHash, randomBytes } from "node:crypto"
 import type { SeedBot, SeedGuild, SeedUser, SeedWebhook } from "../../src/sandbox/Seed.ts"
 import { PermissionBits, SEED } from "../../src/sandbox/Seed.ts"
 import { pageOfMessages } from "../../src/sandbox/interactions/MessagePages.ts"
-import { lookupChannel } from "../../src/sandbox/ChannelLookup.ts"
+import { lookupChannel } from "../../src/sandbox/seed/ChannelLookup.ts"
 import type {
   PlatformGuildSummary,
   PlatformMessage,

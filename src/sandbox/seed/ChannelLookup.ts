@@ -2,8 +2,8 @@
  * `GET /channels/{id}` of the sandbox: a seeded channel, thread or forum as Discord's channel object
  * (GuildChannelResponse / ThreadResponse / a forum's `available_tags`), with the server it is in.
  */
-import * as Shapes from "./DiscordShapes.ts"
-import { findChannel, findForum, findGuild, findThread, FORUM, PUBLIC_THREAD } from "./Seed.ts"
+import * as Shapes from "../DiscordShapes.ts"
+import { findChannel, findForum, findGuild, findThread, FORUM, PUBLIC_THREAD } from "../Seed.ts"
 
 export const lookupChannel = (channelId: string): { readonly guildId: string; readonly body: Record<string, unknown> } | undefined => {
   const seeded = findChannel(channelId)
