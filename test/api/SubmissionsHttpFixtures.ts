@@ -65,6 +65,7 @@ export const seedSubmission = (formId: number, user: { readonly id: string; read
     const forms = yield* FormsRepo
     const repo = yield* SubmissionsRepo
     const jobs = yield* JobEngine
+    yield* Effect.orDie(jobs.declare(ReviewQueue))
     const form = Option.getOrThrow(yield* forms.find({ botId: BOT1_ID, serverId: S1_ID }, formId))
     const byStep = Object.fromEntries(form.steps.map((s, i) => [`s${s.step_id}`, answers[i] ?? ""]))
     const draft = yield* repo.startDraft({

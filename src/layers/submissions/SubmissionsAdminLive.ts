@@ -6,7 +6,9 @@
  */
 import { Effect, Layer, Option, Result } from "effect"
 import { BadRequest, Conflict, Forbidden, NotFound } from "../../domain/infra/Errors.ts"
-import type { RequestTimeout, ServiceUnavailable, Unauthorized } from "../../domain/infra/Errors.ts"
+import { ServiceUnavailable } from "../../domain/infra/Errors.ts"
+import type { RequestTimeout, Unauthorized } from "../../domain/infra/Errors.ts"
+import { JobEngine } from "../../services/jobs/JobEngine.ts"
 import type { Problem } from "../../domain/infra/Errors.ts"
 import { isStorableFormId } from "../../domain/infra/Ids.ts"
 import type { StoredForm } from "../../domain/forms/Form.ts"
@@ -24,6 +26,7 @@ import { SubmissionsRepo } from "../../services/submissions/SubmissionsRepo.ts"
 import type { SubmissionStatus } from "../../services/submissions/SubmissionsRepo.ts"
 import { toDetail, toSummary } from "../../services/submissions/SubmissionView.ts"
 import { makeReviewDecision } from "./ReviewDecision.ts"
+import { DmQueue, EditQueue } from "./SubmissionJobs.ts"
 
 const STATUSES: ReadonlyArray<SubmissionStatus> = ["pending", "accepted", "denied"]
 const problem = (path: string, message: string): Problem => ({ message, additionalProperties: { path } })
@@ -41,6 +44,15 @@ export const SubmissionsAdminLive = Layer.effect(SubmissionsAdmin, Effect.gen(fu
   const chat = yield* ChatPlatform
   const audit = yield* AuditLog
   const decide = yield* makeReviewDecision
+  const jobs = yield* JobEngine
+  // The review's jobs are queued inside its transaction, where a queue cannot be declared: an
+  // API-only process (ROLE=api) declares them first, once.
+  let declared = false
+  const declareQueues = Effect.suspend(() =>
+    declared ? Effect.void : Effect.forEach([DmQueue, EditQueue], (q) => jobs.declare(q), { discard: true }).pipe(
+      Effect.tap(() => Effect.sync(() => { declared = true })),
+      Effect.mapError(() => ServiceUnavailable.of("The job queue cannot take the review now.", 5))
+    ))
 
   const formOf = (access: ServerAccess, formId: number) =>
     Effect.flatMap(
@@ -133,6 +145,7 @@ export const SubmissionsAdminLive = Layer.effect(SubmissionsAdmin, Effect.gen(fu
       if (Result.isFailure(checked)) return yield* checked.failure
       const already = (name: string) => Conflict.of(`Submission ${s.id} was already reviewed by ${name}.`, { reviewer_name: name })
       if (s.status !== "pending") return yield* already(s.reviewerName ?? "someone")
+      yield* declareQueues
       const outcome = yield* decide(s.id, {
         ...checked.success,
         reviewerId: access.actor.userId,
