@@ -55,5 +55,7 @@ export const FormsList = (props: { readonly bot: string; readonly server: string
               h("td", null, f.taskboard_integration ? "On" : "Off"),
               h("td", { class: "actions" },
                 h("a", { href: `${base}/${f.workflow_id}`, "aria-label": `Edit ${f.title}` }, "Edit"),
+                h("a", { href: `${base}/${f.workflow_id}/submissions`, "aria-label": `Submissions of ${f.title}` }, "Submissions"),
+                h("a", { href: `${base}/${f.workflow_id}/publish`, "aria-label": `Publish ${f.title}` }, "Publish"),
                 h("button", { type: "button", class: "danger", "aria-label": `Delete ${f.title}`, onClick: () => void remove(f.workflow_id, f.title) }, "Delete")))))))))
 }
