@@ -125,6 +125,21 @@ submissionsOverHttp("publishing", (it) => {
       assert.deepStrictEqual(list.body, { publications: [] })
     }))
 
+  it.effect("a publish retried with its Idempotency-Key posts once and answers the same message", () =>
+    Effect.gen(function*() {
+      const token = yield* tokenOf(ALICE_ID)
+      const formId = yield* createForm(token, { title: "Retried" })
+      const key = { "idempotency-key": `publish-${formId}` }
+      const first = yield* call(token, "POST", `${FORMS}/${formId}/publish`, { channel_id: GENERAL }, key)
+      const again = yield* call(token, "POST", `${FORMS}/${formId}/publish`, { channel_id: GENERAL }, key)
+      assert.strictEqual(first.status, 200, JSON.stringify(first.body))
+      assert.deepStrictEqual(again.body, first.body)
+      const posted = (yield* channelMessages(GENERAL)).filter((m) => m.body.embeds?.[0]?.title === "Retried")
+      assert.strictEqual(posted.length, 1)
+      const list = yield* call(token, "GET", `${FORMS}/${formId}/publications`)
+      assert.strictEqual(list.body.publications.length, 1)
+    }))
+
   it.effect("deleting the form deletes its publications' rows", () =>
     Effect.gen(function*() {
       const token = yield* tokenOf(ALICE_ID)
