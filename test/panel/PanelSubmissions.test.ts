@@ -4,7 +4,7 @@
  * channel picked from the server's channels (the start message in the sandbox), its publications;
  * its submissions (two members', stored as the forms runtime stores them) listed and filtered by
  * status; one opened with its answers (a private one marked) and effects; passed with a priority,
- * the review message edited in the channel. axe-core on every screen, screenshots of the list and
+ * the review message edited in the channel; the other dropped with a reason. axe-core on every screen, screenshots of the list and
  * the detail (into docs/screenshots/ with UPDATE_SCREENSHOTS=1).
  */
 import { assert, layer } from "@effect/vitest"
@@ -23,7 +23,7 @@ layer(
   TestApp.layer({ capabilities: { db: "pglite" }, config: { allowedRedirectUris: [CLIENT_REDIRECT, ...defaults.allowedRedirectUris] } }),
   { excludeTestServices: true, timeout: 120_000 }
 )("control panel: publications and submissions", (it) => {
-  it.effect.skipIf(CHROMIUM === undefined)("in Chromium: publish to a channel, list and filter submissions, open one, pass it with a priority", () =>
+  it.effect.skipIf(CHROMIUM === undefined)("in Chromium: publish to a channel, list and filter submissions, open one, pass it with a priority, drop another with a reason", () =>
     Effect.gen(function*() {
       const app = yield* TestApp
       const token = yield* tokenOf(ALICE_ID)
@@ -93,8 +93,19 @@ layer(
         const reviewGone = await page.getByRole("button", { name: "Pass" }).count()
         violations.push(...await axe(page, "submission reviewed"))
         await shot(page, "submission-reviewed")
+
+        // Carol's: dropped with a reason, which the page then shows; the list follows.
+        await page.getByRole("navigation", { name: "Breadcrumb" }).getByRole("link", { name: "Submissions" }).click()
+        await heading(page, `Submissions of “${TITLE}”`)
+        await page.getByRole("link", { name: `#${carolId}` }).click()
+        await heading(page, `Submission #${carolId}`)
+        await page.getByLabel(/^Reason/).fill("We need moderators for the evening shift.")
+        await page.getByRole("button", { name: "Drop" }).click()
+        await page.getByText("Dropped: the member gets a direct message.").waitFor()
+        await page.getByText("We need moderators for the evening shift.").waitFor()
+        const droppedStatus = await page.locator(".facts dd").nth(3).textContent()
         await context.close()
-        return { choices, publicationRow, members, answers, effects, reviewGone }
+        return { choices, publicationRow, members, answers, effects, reviewGone, droppedStatus }
       })
 
       assert.deepStrictEqual(seen.choices, ["Choose a channel", "#general", "#feeds", "#announcements (news)"])
@@ -108,7 +119,8 @@ layer(
       const detail = yield* Effect.promise(() => gateway("GET", `${FORMS}/${formId}/submissions/${bobId}`))
       assert.deepInclude(detail.body, { status: "accepted", priority: "high" })
       const carol = yield* Effect.promise(() => gateway("GET", `${FORMS}/${formId}/submissions/${carolId}`))
-      assert.strictEqual(carol.body.status, "pending")
+      assert.deepInclude(carol.body, { status: "denied", reason: "We need moderators for the evening shift." })
+      assert.strictEqual(seen.droppedStatus, "Denied")
       const reviewMessage = detail.body.effects.find((e: any) => e.kind === "review_message")
       const edited = yield* eventually(
         Effect.map(channelMessages(GENERAL), (ms) => ms.find((m) => m.id === reviewMessage.message_id)),
