@@ -140,6 +140,25 @@ submissionsOverHttp("publishing", (it) => {
       assert.strictEqual(list.body.publications.length, 1)
     }))
 
+  it.effect("a publication the database cannot record: 503, and its start message is deleted again", () =>
+    Effect.gen(function*() {
+      const token = yield* tokenOf(ALICE_ID)
+      const sql = yield* SqlClient.SqlClient
+      const formId = yield* createForm(token, { title: "Unrecorded" })
+      // The storage "shutting down" (57P03, a 503) at the publication's insert.
+      yield* sql.unsafe(`CREATE FUNCTION refuse_publication() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'not now' USING ERRCODE = '57P03'; END $$`)
+      yield* sql.unsafe(`CREATE TRIGGER refuse_publication BEFORE INSERT ON form_publications FOR EACH ROW EXECUTE FUNCTION refuse_publication()`)
+      const r = yield* call(token, "POST", `${FORMS}/${formId}/publish`, { channel_id: FEEDS })
+      yield* sql.unsafe(`DROP TRIGGER refuse_publication ON form_publications`)
+      yield* sql.unsafe(`DROP FUNCTION refuse_publication()`)
+      assert.strictEqual(r.status, 503, JSON.stringify(r.body))
+      const posted = (yield* channelMessages(FEEDS)).filter((m) => m.body.embeds?.[0]?.title === "Unrecorded")
+      assert.strictEqual(posted.length, 1, "posted once")
+      assert.isTrue(posted[0].deleted, "and deleted again")
+      assert.deepStrictEqual((yield* call(token, "GET", `${FORMS}/${formId}/publications`)).body, { publications: [] })
+    }))
+
   it.effect("deleting the form deletes its publications' rows", () =>
     Effect.gen(function*() {
       const token = yield* tokenOf(ALICE_ID)

@@ -99,6 +99,9 @@ export const SubmissionsAdminLive = Layer.effect(SubmissionsAdmin, Effect.gen(fu
       yield* publications.add(
         { workflowId: form.workflow_id, channelId: input.channel_id, messageId },
         record(access, form, `form published in #${channelName(access, input.channel_id)}`)
+      ).pipe(
+        // Not recorded (the database failed): the message would be listed nowhere, so it goes again.
+        Effect.onError(() => Effect.ignore(chat.deleteMessage(access.botToken, input.channel_id, messageId)))
       )
       return { channel_id: input.channel_id, message_id: messageId }
     }),
