@@ -31,6 +31,7 @@ export * from "../domain/insight/FeedInsight.ts"
 export * from "../domain/infra/Ids.ts"
 export * from "../domain/platform/Platform.ts"
 export * from "../domain/auth/Token.ts"
+export * from "../domain/submissions/Submission.ts"
 
 export interface ClientOptions {
   readonly baseUrl: string

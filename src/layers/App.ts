@@ -74,6 +74,9 @@ import { CommandRegistration } from "./submissions/CommandRegistration.ts"
 import { InteractionsLive } from "./submissions/InteractionsLive.ts"
 import { SubmissionWorker } from "./submissions/SubmissionJobs.ts"
 import { SubmissionsRepoSql } from "./submissions/SubmissionsRepoSql.ts"
+import { PublicationsRepoSql } from "./submissions/PublicationsRepoSql.ts"
+import { SubmissionsAdminLive } from "./submissions/SubmissionsAdminLive.ts"
+import { SubmissionsHandlers } from "../http/submissions/SubmissionsHandlers.ts"
 
 // Every module request needs the signed-in user (the audit actor): one GET /users/@me per user per
 // 10 s instead of one per request (which would also exceed the platform's 50 requests/s per token).
@@ -147,7 +150,8 @@ export const liveCapabilities = (
     TaskboardPairingsSql,
     IdempotencyStoreSql,
     BotApplicationsSql,
-    SubmissionsRepoSql
+    SubmissionsRepoSql,
+    PublicationsRepoSql
   ).pipe(Layer.provideMerge(cipher), Layer.provideMerge(db))
   // The job engine on the same database. An API-only process sends jobs (a new feed's first poll)
   // but leaves the engine's upkeep and cron schedules to the workers.
@@ -182,7 +186,9 @@ export const liveCapabilities = (
   const interactions = InteractionsLive.pipe(
     Layer.provide([sql, jobs, limiter, Layer.succeed(SubmissionsSettings, { draftTtlMinutes: config.formDraftTtlMinutes ?? 30 })])
   )
-  return Layer.mergeAll(sql, jobs, readiness, delivery, feedDelivery, feedInsight, notices, push, limiter, http, interactions, retention.pipe(Layer.provide(sql)), DatabaseMetrics.pipe(Layer.provide(db)))
+  // The publications and submissions routes' service (forms-runtime.md §2, §6).
+  const submissionsAdmin = SubmissionsAdminLive.pipe(Layer.provide([sql, jobs, http]))
+  return Layer.mergeAll(sql, jobs, readiness, delivery, feedDelivery, feedInsight, notices, push, limiter, http, interactions, submissionsAdmin, retention.pipe(Layer.provide(sql)), DatabaseMetrics.pipe(Layer.provide(db)))
 }
 
 /** Services over the capabilities. */
@@ -199,7 +205,7 @@ export const routes = (config: AppConfigShape, mode: Mode) => {
   // The contract plus the server's URL, version and shared answers (http/contract/OpenApiDocument.ts).
   const documented = documentedApi(config.publicUrl)
   const api = HttpApiBuilder.layer(documented, { openapiPath: "/openapi.json" }).pipe(
-    Layer.provide([AuthHandlers, GeneralHandlers, FormsHandlers, FeedHandlers, OpsHandlers]),
+    Layer.provide([AuthHandlers, GeneralHandlers, FormsHandlers, SubmissionsHandlers, FeedHandlers, OpsHandlers]),
     Layer.provide([AuthorizationLive, AuthRateLimitLive, SchemaErrorsLive, IdempotencyLive])
   )
   return Layer.mergeAll(

@@ -5,12 +5,14 @@
  */
 import { h, render } from "preact"
 import { AuditLog } from "./audit.ts"
-import { isFeedModule } from "./feedCommon.ts"
-import { FeedEditor } from "./feedEditor.ts"
-import { DeliveryLog, FeedPreviewScreen } from "./feedInsight.ts"
-import { FeedsList } from "./feedList.ts"
-import { FormEditor } from "./formEditor.ts"
-import { FormsList } from "./formList.ts"
+import { isFeedModule } from "./feeds/feedCommon.ts"
+import { FeedEditor } from "./feeds/feedEditor.ts"
+import { DeliveryLog, FeedPreviewScreen } from "./feeds/feedInsight.ts"
+import { FeedsList } from "./feeds/feedList.ts"
+import { FormEditor } from "./forms/formEditor.ts"
+import { FormsList } from "./forms/formList.ts"
+import { PublishForm } from "./forms/publish.ts"
+import { SubmissionsList, SubmissionView } from "./forms/submissions.ts"
 import { match, path, startRouter } from "./router.ts"
 import { Bots, Callback, Modules, Servers, SignIn } from "./screens.ts"
 import { auth, CALLBACK_PATH, restore } from "./session.ts"
@@ -34,6 +36,15 @@ const App = () => {
   if ((m = match(SERVER, at)) !== undefined) return h(Modules, { key: at, bot: m["bot"]!, server: m["server"]! })
   if ((m = match(`${SERVER}/forms`, at)) !== undefined) return h(FormsList, { key: at, bot: m["bot"]!, server: m["server"]! })
   if ((m = match(`${SERVER}/forms/new`, at)) !== undefined) return h(FormEditor, { key: at, bot: m["bot"]!, server: m["server"]!, form: undefined })
+  if ((m = match(`${SERVER}/forms/:form/publish`, at)) !== undefined && /^\d+$/.test(m["form"]!)) {
+    return h(PublishForm, { key: at, bot: m["bot"]!, server: m["server"]!, form: m["form"]! })
+  }
+  if ((m = match(`${SERVER}/forms/:form/submissions`, at)) !== undefined && /^\d+$/.test(m["form"]!)) {
+    return h(SubmissionsList, { key: at, bot: m["bot"]!, server: m["server"]!, form: m["form"]!, search: at.includes("?") ? at.slice(at.indexOf("?")) : "" })
+  }
+  if ((m = match(`${SERVER}/forms/:form/submissions/:submission`, at)) !== undefined && /^\d+$/.test(m["form"]!) && /^\d+$/.test(m["submission"]!)) {
+    return h(SubmissionView, { key: at, bot: m["bot"]!, server: m["server"]!, form: m["form"]!, submission: m["submission"]! })
+  }
   if ((m = match(`${SERVER}/forms/:form`, at)) !== undefined && /^\d+$/.test(m["form"]!)) {
     return h(FormEditor, { key: at, bot: m["bot"]!, server: m["server"]!, form: m["form"]! })
   }

@@ -27,6 +27,7 @@ const STATUS: Record<string, number> = {
   Forbidden: 403,
   NotFound: 404,
   RequestTimeout: 408,
+  Conflict: 409,
   TooManyRequests: 429,
   ServiceUnavailable: 503
 }

@@ -29,7 +29,7 @@ describe("Idempotency-Key in the OpenAPI document", () => {
         assert.property(op.responses, "422", `${method} ${path}`)
       }
     }
-    // Forms: create, update, delete; six feed modules: create, update, delete, test, refresh.
-    assert.strictEqual(writes, 3 + 6 * 5)
+    // Forms: create, update, delete; publish, unpublish, review; six feed modules: create, update, delete, test, refresh.
+    assert.strictEqual(writes, 3 + 3 + 6 * 5)
   })
 })

@@ -358,6 +358,13 @@ export const makeChatPlatformMemory = (seed: ChatPlatformSeed) =>
           if (at < 0) return refuse(404, "Unknown Message", 10008)
           messages[at] = { ...messages[at]!, body: body as PlatformWebhookBody }
           return Effect.void
+        }),
+      deleteMessage: (token, channelId, messageId) =>
+        Effect.flatMap(botOf(token), () => {
+          const at = messages.findIndex((m) => m.id === messageId && m.channelId === channelId)
+          if (at < 0) return refuse(404, "Unknown Message", 10008)
+          messages.splice(at, 1)
+          return Effect.void
         })
     })
     return { platform, state }

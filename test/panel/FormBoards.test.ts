@@ -1,10 +1,10 @@
 /**
- * The task board the form editor offers (src/panel/formBoards.ts): without a paired team only "No
+ * The task board the form editor offers (src/panel/forms/formBoards.ts): without a paired team only "No
  * task-board team paired"; with one, never that: `-1` shows as `0` (no board), the team's boards listed.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { BOARD_DISABLED, BOARD_NO_TEAM } from "../../src/http/client.ts"
-import { boardChoices, shownBoard } from "../../src/panel/formBoards.ts"
+import { boardChoices, shownBoard } from "../../src/panel/forms/formBoards.ts"
 
 const paired = [BOARD_DISABLED, { id: "11", name: "Applications" }, { id: "12", name: "Reports" }]
 const unpaired = [BOARD_NO_TEAM]

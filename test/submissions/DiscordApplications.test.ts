@@ -1,7 +1,7 @@
 /**
  * The live client's calls of the forms runtime (layers/platform/discord/DiscordApplications.ts) on the wire,
  * against a stand-in server that records what it receives: methods, paths, the bot's authorization,
- * JSON bodies, and a message with a file as the platform takes it (multipart: `payload_json`, `files[0]`).
+ * JSON bodies, a delete (publications), and a message with a file as the platform takes it (multipart: `payload_json`, `files[0]`).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
@@ -43,7 +43,7 @@ const standIn = () =>
   )
 
 describe("DiscordApplications on the wire", () => {
-  it.live("application, commands, a message with and without a file, an edit", () =>
+  it.live("application, commands, a message with and without a file, an edit, a delete", () =>
     Effect.scoped(Effect.gen(function*() {
       const server = yield* standIn()
       const token = Redacted.make("bot-token")
@@ -59,9 +59,10 @@ describe("DiscordApplications on the wire", () => {
           files: [{ filename: "s.txt", content: "the whole submission" }]
         })
         yield* chat.editMessage(token, "42", "555", { content: "edited", components: [] })
+        yield* chat.deleteMessage(token, "42", "555")
       }).pipe(Effect.provide(ChatPlatformDiscord.layer({ baseUrl: server.url, clientId: "c", clientSecret: Redacted.make("s") })), Effect.provide(FetchHttpClient.layer))
       yield* run
-      const [app, commands, plain, withFile, edit] = server.seen
+      const [app, commands, plain, withFile, edit, removed] = server.seen
       assert.deepStrictEqual([app!.method, app!.url, app!.authorization], ["GET", "/api/v10/applications/@me", "Bot bot-token"])
       assert.deepStrictEqual([commands!.method, commands!.url], ["PUT", "/api/v10/applications/200000000000000001/commands"])
       assert.deepStrictEqual(JSON.parse(commands!.body), [{ name: "submit", type: 1 }])
@@ -75,5 +76,6 @@ describe("DiscordApplications on the wire", () => {
       assert.include(withFile!.body, "the whole submission")
       assert.deepStrictEqual([edit!.method, edit!.url], ["PATCH", "/api/v10/channels/42/messages/555"])
       assert.deepStrictEqual(JSON.parse(edit!.body), { content: "edited", components: [] })
+      assert.deepStrictEqual([removed!.method, removed!.url, removed!.authorization, removed!.body], ["DELETE", "/api/v10/channels/42/messages/555", "Bot bot-token", ""])
     })))
 })

@@ -28,6 +28,7 @@ import { FormsRepoMemory } from "../layers/FormsRepoMemory.ts"
 import { IdempotencyStoreMemory } from "../layers/IdempotencyStoreMemory.ts"
 import { ReadinessMemory } from "../layers/ReadinessMemory.ts"
 import { TokenStoreMemory } from "../layers/TokenStoreMemory.ts"
+import { SubmissionsAdminMemory } from "../layers/SubmissionsAdminMemory.ts"
 import { SubmissionsMemory } from "../submissions/SubmissionsMemory.ts"
 import type { ChatPlatform } from "../../src/services/platform/ChatPlatform.ts"
 import type { DbKind } from "./Db.ts"
@@ -91,6 +92,7 @@ const memoryCapabilities = (config: AppConfigShape) => {
     Cipher.layer(keyring),
     RateLimiter.layer.pipe(Layer.provide(RateLimiter.layerStoreMemory)),
     SubmissionsMemory,
+    SubmissionsAdminMemory,
     http
   ) as unknown as Layer.Layer<Capabilities>
 }

@@ -15,8 +15,9 @@ import { bodyExample, formExample } from "./Examples.ts"
 
 import { moduleErrors, serverParams, upstream } from "./ApiParams.ts"
 import { ForumGroup, MicroblogGroup, PhotoGroup, RssGroup, StreamingGroup, VideoGroup } from "./FeedsApi.ts"
+import { SubmissionsGroup } from "./SubmissionsApi.ts"
 
-export { ForumGroup, MicroblogGroup, PhotoGroup, RssGroup, StreamingGroup, VideoGroup }
+export { ForumGroup, MicroblogGroup, PhotoGroup, RssGroup, StreamingGroup, SubmissionsGroup, VideoGroup }
 
 
 // ---------------------------------------------------------------------------------------------
@@ -216,6 +217,7 @@ export class Api extends HttpApi.make("gateway")
   .add(AuthGroup)
   .add(GeneralGroup)
   .add(FormsGroup)
+  .add(SubmissionsGroup)
   .add(PhotoGroup)
   .add(ForumGroup)
   .add(RssGroup)

@@ -15,6 +15,7 @@ import plannedOnce from "./0013_planned_once.ts"
 import durableCreate from "./0014_durable_create.ts"
 import idempotency from "./0015_idempotency.ts"
 import submissions from "./0017_submissions.ts"
+import publications from "./0018_publications.ts"
 
 export const migrations = {
   "0001_initial": initial,
@@ -30,7 +31,8 @@ export const migrations = {
   "0013_planned_once": plannedOnce,
   "0014_durable_create": durableCreate,
   "0015_idempotency": idempotency,
-  "0017_submissions": submissions
+  "0017_submissions": submissions,
+  "0018_publications": publications
 }
 
 const run = Migrator.make({})

@@ -271,6 +271,12 @@ export class ChatPlatform extends Context.Service<ChatPlatform, {
     messageId: string,
     body: PlatformMessageBody
   ) => Effect.Effect<void, PlatformError>
+  /** DELETE /channels/{id}/messages/{id}: 404 (10008 Unknown Message) when it is already gone. */
+  readonly deleteMessage: (
+    botToken: Redacted.Redacted<string>,
+    channelId: string,
+    messageId: string
+  ) => Effect.Effect<void, PlatformError>
 }>()("gateway/ChatPlatform") {}
 
 /**

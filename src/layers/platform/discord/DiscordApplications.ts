@@ -1,7 +1,7 @@
 /**
  * What the forms runtime calls (forms-runtime.md §1, §4): the bot's application (GET
  * /applications/@me), its commands (PUT /applications/{id}/commands, a bulk overwrite), and
- * messages in channels (POST and PATCH /channels/{id}/messages), through the REST pipeline like
+ * messages in channels (POST, PATCH and DELETE /channels/{id}/messages), through the REST pipeline like
  * every call. Writes are sent once per call (DiscordRest retries only GETs).
  */
 import { Effect, Schema } from "effect"
@@ -13,7 +13,7 @@ const Application = Schema.Struct({ id: Schema.String, verify_key: Schema.String
 const Message = Schema.Struct({ id: Schema.String })
 const Anything = Schema.Unknown
 
-type Methods = "getApplication" | "putCommands" | "createMessage" | "editMessage"
+type Methods = "getApplication" | "putCommands" | "createMessage" | "editMessage" | "deleteMessage"
 
 export const makeDiscordApplications = ({ request }: DiscordRest): Pick<ChatPlatform["Service"], Methods> => {
   const bot = (token: Parameters<ChatPlatform["Service"]["getApplication"]>[0]) => ({ _tag: "Bot", token } as const)
@@ -49,6 +49,13 @@ export const makeDiscordApplications = ({ request }: DiscordRest): Pick<ChatPlat
         auth: bot(token),
         json: body,
         target: { identity: identityOf(bot(token)), route: "PATCH /channels/:channel/messages/:message", major: channelId }
+      }, Anything).pipe(Effect.asVoid),
+    deleteMessage: (token, channelId, messageId) =>
+      request({
+        method: "DELETE",
+        path: `/channels/${encodeURIComponent(channelId)}/messages/${encodeURIComponent(messageId)}`,
+        auth: bot(token),
+        target: { identity: identityOf(bot(token)), route: "DELETE /channels/:channel/messages/:message", major: channelId }
       }, Anything).pipe(Effect.asVoid)
   }
 }

@@ -37,7 +37,7 @@ export type Auth =
   | { readonly _tag: "None" }
 
 export interface Call {
-  readonly method: "GET" | "POST" | "PUT" | "PATCH"
+  readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
   readonly path: string
   readonly target: RouteTarget
   readonly auth: Auth

@@ -2,10 +2,10 @@
 import { h } from "preact"
 import { useState } from "preact/hooks"
 import { Effect, Result } from "effect"
-import { BotId, FormId, ServerId } from "../http/client.ts"
-import type { Failure } from "./problems.ts"
-import { call } from "./session.ts"
-import { ErrorBox, Page, show, StatusLine, useLoad } from "./ui.ts"
+import { BotId, FormId, ServerId } from "../../http/client.ts"
+import type { Failure } from "../problems.ts"
+import { call } from "../session.ts"
+import { ErrorBox, Page, show, StatusLine, useLoad } from "../ui.ts"
 
 export const paramsOf = (bot: string, server: string) => ({ appClientId: BotId.make(bot), serverId: ServerId.make(server) })
 export const crumbs = (bot: string, server: string, name: string) => [
@@ -55,5 +55,7 @@ export const FormsList = (props: { readonly bot: string; readonly server: string
               h("td", null, f.taskboard_integration ? "On" : "Off"),
               h("td", { class: "actions" },
                 h("a", { href: `${base}/${f.workflow_id}`, "aria-label": `Edit ${f.title}` }, "Edit"),
+                h("a", { href: `${base}/${f.workflow_id}/submissions`, "aria-label": `Submissions of ${f.title}` }, "Submissions"),
+                h("a", { href: `${base}/${f.workflow_id}/publish`, "aria-label": `Publish ${f.title}` }, "Publish"),
                 h("button", { type: "button", class: "danger", "aria-label": `Delete ${f.title}`, onClick: () => void remove(f.workflow_id, f.title) }, "Delete")))))))))
 }

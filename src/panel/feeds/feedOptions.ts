@@ -6,12 +6,12 @@ import { h } from "preact"
 import type { VNode } from "preact"
 import { useState } from "preact/hooks"
 import { Result } from "effect"
-import { EVENT_TYPES, MODULE_OPTIONS } from "../http/client.ts"
-import type { FeedModuleName } from "../http/client.ts"
+import { EVENT_TYPES, MODULE_OPTIONS } from "../../http/client.ts"
+import type { FeedModuleName } from "../../http/client.ts"
 import { group, paramsOf } from "./feedCommon.ts"
-import type { Errors } from "./fields.ts"
-import { ErrorText, Field, idOf, invalid, valueOf } from "./fields.ts"
-import { call } from "./session.ts"
+import type { Errors } from "../fields.ts"
+import { ErrorText, Field, idOf, invalid, valueOf } from "../fields.ts"
+import { call } from "../session.ts"
 
 type OptionKind =
   | { readonly kind: "mode" }

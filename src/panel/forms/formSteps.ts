@@ -2,8 +2,8 @@
 import { h } from "preact"
 import type { DraftStep } from "./formDraft.ts"
 import { newStep } from "./formDraft.ts"
-import type { Errors } from "./fields.ts"
-import { ErrorText, Field, idOf, invalid, valueOf } from "./fields.ts"
+import type { Errors } from "../fields.ts"
+import { ErrorText, Field, idOf, invalid, valueOf } from "../fields.ts"
 
 /** The envelope's path of each field of a step (after `steps[i]`). */
 const STEP_PATH: Record<keyof DraftStep, string> = {

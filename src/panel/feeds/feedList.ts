@@ -2,12 +2,12 @@
 import { h } from "preact"
 import { useState } from "preact/hooks"
 import { Effect, Result } from "effect"
-import { FeedId } from "../http/client.ts"
-import type { Feed, FeedModuleName } from "../http/client.ts"
+import { FeedId } from "../../http/client.ts"
+import type { Feed, FeedModuleName } from "../../http/client.ts"
 import { channelName, crumbsOf, feedName, group, MODULE_LABEL, paramsOf, serverBase, StatusBadge, takeCarried } from "./feedCommon.ts"
-import type { Failure } from "./problems.ts"
-import { call } from "./session.ts"
-import { ErrorBox, Page, show, StatusLine, useLoad, when } from "./ui.ts"
+import type { Failure } from "../problems.ts"
+import { call } from "../session.ts"
+import { ErrorBox, Page, show, StatusLine, useLoad, when } from "../ui.ts"
 
 export const FeedsList = (props: { readonly bot: string; readonly server: string; readonly module: FeedModuleName }) => {
   const params = paramsOf(props.bot, props.server)

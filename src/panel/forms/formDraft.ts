@@ -2,8 +2,8 @@
  * A form as its editor holds it (text fields as typed, answers one a line, the length limits as
  * text) and the FormInput body made from it.
  */
-import type { Form, FormFlag } from "../http/client.ts"
-import { FORM_FLAGS } from "../http/client.ts"
+import type { Form, FormFlag } from "../../http/client.ts"
+import { FORM_FLAGS } from "../../http/client.ts"
 
 export interface DraftStep {
   readonly key: number

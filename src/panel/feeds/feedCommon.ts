@@ -4,9 +4,9 @@
  */
 import { h } from "preact"
 import type { Effect } from "effect"
-import { BotId, FeedId, ServerId } from "../http/client.ts"
-import type { Client, Feed, FeedModuleName, FeedStatus, GameLookup, Server, UserLookup } from "../http/client.ts"
-import type { DeliveryLogPage, FeedPreview, TestMessageResult } from "../http/client.ts"
+import { BotId, FeedId, ServerId } from "../../http/client.ts"
+import type { Client, Feed, FeedModuleName, FeedStatus, GameLookup, Server, UserLookup } from "../../http/client.ts"
+import type { DeliveryLogPage, FeedPreview, TestMessageResult } from "../../http/client.ts"
 
 export const FEED_MODULES: ReadonlyArray<FeedModuleName> = ["photo", "forum", "rss", "streaming", "microblog", "video"]
 export const isFeedModule = (m: string): m is FeedModuleName => FEED_MODULES.some((f) => f === m)

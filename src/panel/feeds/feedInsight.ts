@@ -5,12 +5,12 @@
 import { h } from "preact"
 import { useState } from "preact/hooks"
 import { Effect, Result } from "effect"
-import type { Feed, FeedModuleName, FeedStatus, Server } from "../http/client.ts"
+import type { Feed, FeedModuleName, FeedStatus, Server } from "../../http/client.ts"
 import { carry, channelName, crumbsOf, feedName, feedParams, group, MODULE_LABEL, serverBase, StatusBadge } from "./feedCommon.ts"
-import type { Failure } from "./problems.ts"
-import { navigate } from "./router.ts"
-import { call } from "./session.ts"
-import { ErrorBox, Page, Pager, show, StatusLine, useLoad, when } from "./ui.ts"
+import type { Failure } from "../problems.ts"
+import { navigate } from "../router.ts"
+import { call } from "../session.ts"
+import { ErrorBox, Page, Pager, show, StatusLine, useLoad, when } from "../ui.ts"
 
 /** The feed's status and its actions: test message, poll now, preview, delivery log, delete. */
 export const FeedSummary = (props: {

@@ -5,8 +5,8 @@
  * team's boards, and a form stored with `-1` (the template's value, or saved before the team was
  * paired) shows `0`, which means the same: no board. Pure.
  */
-import { BOARD_DISABLED, BOARD_NO_TEAM } from "../http/client.ts"
-import type { Board } from "../http/client.ts"
+import { BOARD_DISABLED, BOARD_NO_TEAM } from "../../http/client.ts"
+import type { Board } from "../../http/client.ts"
 
 export const teamPaired = (listing: ReadonlyArray<Board>) => !listing.some((b) => b.id === BOARD_NO_TEAM.id)
 
