@@ -72,7 +72,7 @@ import { SubmissionsSettings } from "../services/submissions/SubmissionsSettings
 import { BotApplicationsSql } from "./submissions/BotApplicationsSql.ts"
 import { CommandRegistration } from "./submissions/CommandRegistration.ts"
 import { InteractionsLive } from "./submissions/InteractionsLive.ts"
-import { SubmissionWorker } from "./submissions/SubmissionJobs.ts"
+import { DmQueue, EditQueue, ReviewQueue, SubmissionWorker } from "./submissions/SubmissionJobs.ts"
 import { SubmissionsRepoSql } from "./submissions/SubmissionsRepoSql.ts"
 import { PublicationsRepoSql } from "./submissions/PublicationsRepoSql.ts"
 import { SubmissionsAdminLive } from "./submissions/SubmissionsAdminLive.ts"
@@ -160,7 +160,10 @@ export const liveCapabilities = (
     schedule: config.role !== "api",
     instanceName: config.role,
     superviseInterval: `${config.jobUpkeepIntervalSeconds ?? 60} seconds`,
-    ...jobOptions
+    ...jobOptions,
+    // Sent inside the transaction that stores a submission, where no queue can be declared: declared at
+    // start, in every role (an API-only process runs no worker that would declare them).
+    queues: [ReviewQueue, DmQueue, EditQueue, ...(jobOptions?.queues ?? [])]
   }).pipe(Layer.provide(db))
   const readiness = ReadinessWithJobs.pipe(Layer.provide(ReadinessSql), Layer.provide(jobs), Layer.provide(db))
   const poller = Layer.unwrap(Effect.map(mode.pollerSources, (s) => SourcePollerHttp.layer(pollerOptions(config, s))))

@@ -8,84 +8,12 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { makeSubmissionJobs } from "../../src/layers/submissions/SubmissionJobs.ts"
-import { ALICE_ID, BOB_ID, BOT1_ID, S1_ID } from "../../src/sandbox/seed/Ids.ts"
+import { ALICE_ID, BOB_ID, BOT1_ID } from "../../src/sandbox/seed/Ids.ts"
 import { SubmissionsRepo } from "../../src/services/submissions/SubmissionsRepo.ts"
 import { dbKinds } from "../utils/Db.ts"
-import { json, raw, TestApp } from "../utils/TestApp.ts"
+import { raw, TestApp } from "../utils/TestApp.ts"
 import { createForm, deleteForm, REVIEW_CHANNEL, updateForm } from "./FlowHelpers.ts"
-
-interface Played {
-  readonly status: number | null
-  readonly response: { type: number; data?: any } | null
-  readonly problems: ReadonlyArray<string>
-  readonly message_id?: string
-  readonly interaction_id: string
-}
-interface SandboxMessage {
-  readonly id: string
-  readonly ephemeral_for: string | null
-  readonly body: { content?: string; embeds?: Array<any>; components?: Array<any> }
-  readonly edits: ReadonlyArray<unknown>
-}
-
-const post = (path: string, body: unknown, method = "POST") =>
-  raw({ method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) }, path)
-
-/** A member's action through the player; the player's verdict must be clean unless `dirty`. */
-const play = (userId: string, body: Record<string, unknown>, dirty = false) =>
-  Effect.gen(function*() {
-    const res = yield* post("/sandbox/discord/interactions", { bot_id: BOT1_ID, user_id: userId, guild_id: S1_ID, channel_id: REVIEW_CHANNEL, ...body })
-    const played = (yield* json(res)) as Played
-    assert.strictEqual(res.status, 200, JSON.stringify(played))
-    if (!dirty) assert.deepStrictEqual(played.problems, [], JSON.stringify(played.response))
-    return played
-  })
-const buttonOf = (p: Played | SandboxMessage, label: RegExp): string => {
-  const components = "body" in p ? p.body.components : p.response?.data?.components
-  const found = (components ?? []).flatMap((r: any) => r.components ?? []).find((c: any) => c.type === 2 && label.test(c.label))
-  assert.isDefined(found, `no button ${label}`)
-  return found.custom_id
-}
-const inputs = (p: Played): Array<string> =>
-  (p.response?.data?.components ?? []).filter((c: any) => c.type === 18).map((c: any) => c.component.custom_id)
-const messages = (query: string) =>
-  Effect.map(Effect.flatMap(raw({}, `/sandbox/discord/${query}`), json), (b) => b.messages as Array<SandboxMessage>)
-const eventuallyEffect = <A, E, R>(f: Effect.Effect<A | undefined, E, R>) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < 200; i++) {
-      const a = yield* f
-      if (a !== undefined) return a
-      yield* Effect.sleep("50 millis")
-    }
-    throw new Error("never happened")
-  })
-const reviewMessage = (id: string) =>
-  eventuallyEffect(Effect.map(messages(`messages?channel_id=${REVIEW_CHANNEL}`), (ms) =>
-    ms.find((m) => m.ephemeral_for === null && JSON.stringify(m.body.embeds ?? []).includes(`Submission ${id}`))))
-const submissionOf = (formId: number, userId: string) =>
-  Effect.gen(function*() {
-    const { submissions } = yield* (yield* SubmissionsRepo).list(formId, { offset: 0, limit: 50 })
-    return submissions.find((s) => s.userId === userId)!.id
-  })
-const twoSteps = [
-  { type: "message", string: "Name?", char_limit: [1, 20] },
-  { type: "reaction", string: "Team?", answers_validation: ["Red", "Blue"] }
-]
-/** `userId` fills a one-page form through the player: the submission's id. */
-const fill = (userId: string, formId: number) =>
-  Effect.gen(function*() {
-    const list = yield* play(userId, { action: "command", name: "submit" })
-    const modal = yield* play(userId, { action: "select", custom_id: "f:pick", message_id: list.message_id, values: [String(formId)] })
-    assert.strictEqual(modal.response?.type, 9, JSON.stringify(modal.response))
-    const [name, team] = inputs(modal)
-    const done = yield* play(userId, { action: "submit", fields: { [name!]: "Someone", [team!]: ["1"] } })
-    assert.include(done.response?.data?.content, "Submitted")
-    return yield* submissionOf(formId, userId)
-  })
-const waitForKeys = eventuallyEffect(Effect.map(
-  Effect.flatMap(post("/sandbox/discord/interactions", { bot_id: BOT1_ID, action: "ping" }), json),
-  (p: Played) => (p.problems.length === 0 ? p : undefined)
-))
+import { buttonOf, eventuallyEffect, fill, inputs, messages, play, post, reviewMessage, submissionOf, twoSteps, waitForKeys } from "./PlayerFixtures.ts"
 
 for (const kind of dbKinds) {
   layer(TestApp.layer({ capabilities: { db: kind } }), { excludeTestServices: true })(`forms on the sandbox platform, on ${kind}`, (it) => {
