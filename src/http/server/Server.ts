@@ -44,6 +44,7 @@ export const requestReferences: ReadonlySet<string> = new Set([
   "gateway/RateLimitCarry",
   "gateway/RedisSocketTuning",
   "gateway/SandboxConfig",
+  "gateway/SandboxTaskBoardConfig",
   "gateway/ServerLimits"
 ])
 
