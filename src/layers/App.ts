@@ -72,6 +72,7 @@ import { SubmissionsSettings } from "../services/submissions/SubmissionsSettings
 import { BotApplicationsSql } from "./submissions/BotApplicationsSql.ts"
 import { CommandRegistration } from "./submissions/CommandRegistration.ts"
 import { InteractionsLive } from "./submissions/InteractionsLive.ts"
+import { ShareWorker } from "./submissions/ShareJobs.ts"
 import { SubmissionWorker } from "./submissions/SubmissionJobs.ts"
 import { SubmissionsRepoSql } from "./submissions/SubmissionsRepoSql.ts"
 
@@ -257,7 +258,8 @@ export const makeApp = <E>(config: AppConfigShape, mode: Mode, capabilities: Lay
       DeliveryWorkerLive,
       DisableNoticesWorker(noticeSweepEvery(config.delivery.pollIntervalSeconds)),
       PushWorker(config),
-      SubmissionWorker
+      SubmissionWorker,
+      ShareWorker
     )
   // The bots' applications and commands, read after the sandbox's bots are registered.
   const startup = api ? CommandRegistration.pipe(Layer.provide(mode.startup)) : Layer.empty

@@ -15,6 +15,7 @@ import plannedOnce from "./0013_planned_once.ts"
 import durableCreate from "./0014_durable_create.ts"
 import idempotency from "./0015_idempotency.ts"
 import submissions from "./0017_submissions.ts"
+import share from "./0019_share.ts"
 
 export const migrations = {
   "0001_initial": initial,
@@ -30,7 +31,8 @@ export const migrations = {
   "0013_planned_once": plannedOnce,
   "0014_durable_create": durableCreate,
   "0015_idempotency": idempotency,
-  "0017_submissions": submissions
+  "0017_submissions": submissions,
+  "0019_share": share
 }
 
 const run = Migrator.make({})
