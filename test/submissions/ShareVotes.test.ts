@@ -71,7 +71,7 @@ for (const kind of dbKinds) {
         for (const [flag, off, on, label] of [["disable_downvote", "down", "up", "Downvotes"], ["disable_upvote", "up", "down", "Upvotes"]] as const) {
           const { id, messageId } = yield* shared(`Off ${flag} ${kind}`, { [flag]: true }, carol)
           const refused = yield* member(sandboxSigner, voter(1)).click(voteCustomId(off, id), messageId)
-          assert.deepStrictEqual(refused, { type: 4, data: { content: `${label} are turned off for this form.`, flags: 64, allowed_mentions: { parse: [] } } })
+          assert.deepStrictEqual(refused as unknown, { type: 4, data: { content: `${label} are turned off for this form.`, flags: 64, allowed_mentions: { parse: [] } } })
           assert.deepStrictEqual((yield* (yield* SubmissionsRepo).get(id))!.votes, { up: 0, down: 0 })
           const counted = yield* member(sandboxSigner, voter(1)).click(voteCustomId(on, id), messageId)
           assert.deepStrictEqual([...buttonsOf(counted).keys()], [on === "up" ? "▲ 1" : "▼ 1"])
