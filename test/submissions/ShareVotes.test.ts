@@ -6,6 +6,7 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import { CHANNEL_INDEX, channelId } from "../../src/sandbox/seed/Ids.ts"
 import { voteCustomId } from "../../src/services/submissions/Share.ts"
 import { SubmissionsRepo } from "../../src/services/submissions/SubmissionsRepo.ts"
@@ -63,6 +64,23 @@ for (const kind of dbKinds) {
           }
         })
         assert.deepStrictEqual((yield* (yield* SubmissionsRepo).get(id))!.votes, { up: 7, down: 6 })
+      }))
+
+    it.effect("members double-clicking (both clicks at once): never two votes of one member, never an error", () =>
+      Effect.gen(function*() {
+        yield* waitForKeys(sandboxSigner)
+        const { id, messageId } = yield* shared(`Double ${kind}`, {}, carol)
+        const up = voteCustomId("up", id)
+        const answers = yield* Effect.forEach(Array.from({ length: 40 }, (_, n) => n % 20), (n) =>
+          member(sandboxSigner, voter(200 + n)).click(up, messageId), { concurrency: 40 })
+        for (const a of answers) assert.strictEqual(a.type, 7, JSON.stringify(a))
+        const votes = (yield* (yield* SubmissionsRepo).get(id))!.votes
+        assert.strictEqual(votes.down, 0)
+        assert.isAtMost(votes.up, 20)
+        // Whatever the races did, one more click of each member leaves each with at most one vote.
+        const sql = yield* SqlClient.SqlClient
+        const [dup] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM (SELECT user_id FROM submission_votes WHERE submission_id = ${id} GROUP BY user_id HAVING count(*) > 1) d`
+        assert.strictEqual(dup!.n, 0)
       }))
 
     it.effect("a disabled direction is refused and stores nothing; the other still counts", () =>
