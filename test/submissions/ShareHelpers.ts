@@ -79,9 +79,9 @@ export const channelFault = (channelId: string, kind: string, count = 1) =>
   fault("POST /channels/{id}/messages", kind, count, `/sandbox/discord/api/v10/channels/${channelId}/messages`)
 
 /** `as` fills a form of text questions, answers in the questions' order, page after page: the submission's id. */
-export const fillText = (as: As, formId: number, answers: ReadonlyArray<string>) =>
+export const fillText = (as: As, formId: number, answers: ReadonlyArray<string>, signer: Signer = sandboxSigner) =>
   Effect.gen(function*() {
-    const m = member(sandboxSigner, as)
+    const m = member(signer, as)
     let modal = yield* m.pick(formId)
     let next = 0
     for (;;) {
