@@ -37,6 +37,18 @@ const twinFault = (route: string, kind: string, extra: Record<string, unknown> =
 
 const cardsMarked = (marker: string | undefined) => Effect.map(twinCards(ROADMAP), (cs) => cs.filter((c) => marker !== undefined && c.desc.includes(`[ref ${marker}]`)))
 
+/** The share job of a submission once it has finished (its effects settle just before). */
+const finished = (id: string) =>
+  Effect.gen(function*() {
+    const engine = yield* JobEngine
+    for (let i = 0; i < 100; i++) {
+      const job = Option.getOrUndefined(yield* engine.job(ShareQueue, shareJobId(id)))
+      if (job !== undefined && job.state !== "active" && job.state !== "created") return job
+      yield* Effect.sleep("50 millis")
+    }
+    throw new Error(`the share job of ${id} never finished`)
+  })
+
 for (const kind of dbKinds) {
   layer(TestApp.layer({ capabilities: { db: kind } }), { excludeTestServices: true })(`the card's failures, on ${kind}`, (it) => {
     it.effect("the board refusing the credentials: the card failed with its reason, no card, the summary posted without a link", () =>
@@ -61,8 +73,7 @@ for (const kind of dbKinds) {
         const made = (yield* twinCards(ROADMAP)).filter((c) => c.url === s.cardUrl)
         assert.strictEqual(made.length, 1)
         // The job was retried (the 5xx failed its first attempt), and the retry made the one card.
-        const job = yield* (yield* JobEngine).job(ShareQueue, shareJobId(s.id))
-        assert.deepInclude(Option.getOrUndefined(job), { retryCount: 1, state: "completed" })
+        assert.deepInclude(yield* finished(s.id), { retryCount: 1, state: "completed" })
       }))
 
     it.effect("Trello's 429 on the create is waited out (Retry-After): one card, the job not failed", () =>
@@ -73,8 +84,7 @@ for (const kind of dbKinds) {
         assert.strictEqual(s.effects.find((e) => e.kind === "card")?.state, "done")
         assert.isAtLeast(Date.now() - started, 2000)
         assert.strictEqual((yield* twinCards(ROADMAP)).filter((c) => c.url === s.cardUrl).length, 1)
-        const job = yield* (yield* JobEngine).job(ShareQueue, shareJobId(s.id))
-        assert.deepInclude(Option.getOrUndefined(job), { retryCount: 0 })
+        assert.deepInclude(yield* finished(s.id), { retryCount: 0, state: "completed" })
       }))
 
     it.effect("a worker killed after the card was created, before it was recorded: no second card; killed before the create: one card", () =>
@@ -110,6 +120,27 @@ for (const kind of dbKinds) {
         assert.match(card?.reason ?? "", /^The task board refused the card: .*404/)
         assert.strictEqual(s.cardUrl, null)
         assert.strictEqual(s.effects.find((e) => e.kind === "summary")?.state, "done")
+      }))
+
+    it.effect("the last attempt keeps a failure that might have healed on the effect, never leaves it pending", () =>
+      Effect.gen(function*() {
+        yield* waitForKeys(sandboxSigner)
+        const formId = yield* createForm({ title: `Last ${kind}`, steps: BOARD_STEPS, taskboard_integration: true, taskboard_board: ROADMAP })
+        const id = yield* fillText(carol, formId, BOARD_ANSWERS)
+        yield* twinFault("POST /1/cards", "500")
+        yield* pass(id)
+        const engine = yield* JobEngine
+        for (let i = 0; i < 200; i++) {
+          const job = Option.getOrUndefined(yield* engine.job(ShareQueue, shareJobId(id)))
+          if (job?.state === "retry") break
+          yield* Effect.sleep("50 millis")
+        }
+        yield* twinFault("POST /1/cards", "500")
+        yield* (yield* makeShareJobs).share(id, true)
+        const s = (yield* (yield* SubmissionsRepo).get(id))!
+        assert.deepInclude(s.effects.find((e) => e.kind === "card"), { state: "failed", message_id: null })
+        assert.match(s.effects.find((e) => e.kind === "card")?.reason ?? "", /^The task board kept failing: Trello failed \(500/)
+        assert.strictEqual(s.cardUrl, null)
       }))
   })
 }

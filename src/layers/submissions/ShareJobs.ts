@@ -29,9 +29,11 @@ import { makeShareStore } from "./ShareStoreSql.ts"
 
 const Job = Schema.Struct({ submission_id: Schema.String })
 
+const SHARE_RETRY_LIMIT = 8
+
 export const ShareQueue = JobQueue("submission-share", Job, {
   policy: "standard",
-  retryLimit: 8,
+  retryLimit: SHARE_RETRY_LIMIT,
   retryDelay: "5 seconds",
   retryBackoff: true,
   retryDelayMax: "5 minutes",
@@ -63,7 +65,6 @@ const refusal = (e: PlatformRejected, channelId: string) =>
   `The platform refused the summary in channel ${channelId} (${e.status}${e.code === undefined ? "" : ` ${e.code}`}): ${e.message}`
 const permanentPost = (e: unknown): e is PlatformRejected =>
   e instanceof PlatformRejected && (e.status === 400 || e.status === 401 || e.status === 403 || e.status === 404)
-const permanentBoard = (e: unknown): e is TaskBoardError => e instanceof TaskBoardError && !e.retryable
 
 export const makeShareJobs = Effect.gen(function*() {
   const repo = yield* SubmissionsRepo
@@ -91,7 +92,7 @@ export const makeShareJobs = Effect.gen(function*() {
     })
 
   /** The card, made once; its id and URL recorded, then its attachments. */
-  const makeCard = (s: Submission, boardId: string, cardId: string | null) =>
+  const makeCard = (s: Submission, boardId: string, cardId: string | null, last: boolean) =>
     Effect.gen(function*() {
       const plan = cardPlan(shareInputOf(s))
       let id = cardId
@@ -119,11 +120,18 @@ export const makeShareJobs = Effect.gen(function*() {
       }
       yield* repo.settleEffect(s.id, "card", boardId, { state: "done", reason: null, messageId: id })
     }).pipe(
-      Effect.catchIf(permanentBoard, (e) =>
-        repo.settleEffect(s.id, "card", boardId, { state: "failed", reason: `The task board refused the card: ${e.message}`, messageId: null }))
+      // A refusal that will not heal is kept; on the last attempt, so is one that might have.
+      Effect.catch((e) =>
+        e instanceof TaskBoardError && (!e.retryable || last)
+          ? repo.settleEffect(s.id, "card", boardId, {
+            state: "failed",
+            reason: `${e.retryable ? "The task board kept failing" : "The task board refused the card"}: ${e.message}`,
+            messageId: null
+          })
+          : Effect.fail(e))
     )
 
-  const postSummary = (s: Submission, channelId: string) =>
+  const postSummary = (s: Submission, channelId: string, last: boolean) =>
     Effect.gen(function*() {
       const bot = yield* bots.get(s.botId)
       if (bot === undefined) {
@@ -132,21 +140,26 @@ export const makeShareJobs = Effect.gen(function*() {
       const body = summaryMessage(shareInputOf(s))
       const outcome = yield* chat.createMessage(bot.token, channelId, { ...body, nonce: summaryNonce(s.id, channelId), enforce_nonce: true }).pipe(
         Effect.map((messageId) => ({ state: "done" as const, reason: null, messageId })),
-        Effect.catchIf(permanentPost, (e) => Effect.succeed({ state: "failed" as const, reason: refusal(e, channelId), messageId: null }))
+        Effect.catchIf(permanentPost, (e) => Effect.succeed({ state: "failed" as const, reason: refusal(e, channelId), messageId: null })),
+        Effect.catchIf(() => last, (e) =>
+          Effect.succeed({ state: "failed" as const, reason: `The platform kept failing for the summary in channel ${channelId}: ${e.message}`, messageId: null }))
       )
       yield* repo.settleEffect(s.id, "summary", channelId, outcome)
     })
 
-  /** The job: the card, then each pending summary; a failure that may heal fails the job after the others are tried. */
-  const share = (id: string) =>
+  /**
+   * The job: the card, then each pending summary; a failure that may heal fails the job after the
+   * others are tried. On the `last` attempt such a failure is kept on its effect instead.
+   */
+  const share = (id: string, last = false) =>
     Effect.gen(function*() {
       const first = yield* repo.get(id)
       if (first === undefined || first.status !== "accepted") return
       const card = first.effects.find((e) => e.kind === "card")
-      if (card !== undefined && card.state === "pending") yield* makeCard(first, card.target, card.message_id)
+      if (card !== undefined && card.state === "pending") yield* makeCard(first, card.target, card.message_id, last)
       const s = card === undefined ? first : (yield* repo.get(id))!
       const pending = s.effects.filter((e) => e.kind === "summary" && e.state === "pending")
-      const results = yield* Effect.forEach(pending, (e) => Effect.result(postSummary(s, e.target)))
+      const results = yield* Effect.forEach(pending, (e) => Effect.result(postSummary(s, e.target, last)))
       const failed = results.find((r) => r._tag === "Failure")
       if (failed !== undefined && failed._tag === "Failure") return yield* Effect.fail(failed.failure)
     })
@@ -158,8 +171,8 @@ export const makeShareJobs = Effect.gen(function*() {
 export const ShareWorker = Layer.effectDiscard(Effect.gen(function*() {
   const engine = yield* JobEngine
   const jobs = yield* makeShareJobs
-  yield* engine.work(ShareQueue, ({ submission_id }) =>
-    jobs.share(submission_id).pipe(
+  yield* engine.work(ShareQueue, ({ submission_id }, job) =>
+    jobs.share(submission_id, job.retryCount >= SHARE_RETRY_LIMIT).pipe(
       Effect.tapError((error) => Effect.logWarning(`sharing submission ${submission_id} failed; the job will be retried`, error))
     ), { batchSize: 5, localConcurrency: 2, pollingInterval: "0.5 seconds" })
 }))
