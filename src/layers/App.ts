@@ -72,6 +72,7 @@ import { SubmissionsSettings } from "../services/submissions/SubmissionsSettings
 import { BotApplicationsSql } from "./submissions/BotApplicationsSql.ts"
 import { CommandRegistration } from "./submissions/CommandRegistration.ts"
 import { InteractionsLive } from "./submissions/InteractionsLive.ts"
+import { ShareQueue, ShareWorker } from "./submissions/ShareJobs.ts"
 import { DmQueue, EditQueue, ReviewQueue, SubmissionWorker } from "./submissions/SubmissionJobs.ts"
 import { SubmissionsRepoSql } from "./submissions/SubmissionsRepoSql.ts"
 import { PublicationsRepoSql } from "./submissions/PublicationsRepoSql.ts"
@@ -163,7 +164,7 @@ export const liveCapabilities = (
     ...jobOptions,
     // Sent inside the transaction that stores a submission, where no queue can be declared: declared at
     // start, in every role (an API-only process runs no worker that would declare them).
-    queues: [ReviewQueue, DmQueue, EditQueue, ...(jobOptions?.queues ?? [])]
+    queues: [ReviewQueue, DmQueue, EditQueue, ShareQueue, ...(jobOptions?.queues ?? [])]
   }).pipe(Layer.provide(db))
   const readiness = ReadinessWithJobs.pipe(Layer.provide(ReadinessSql), Layer.provide(jobs), Layer.provide(db))
   const poller = Layer.unwrap(Effect.map(mode.pollerSources, (s) => SourcePollerHttp.layer(pollerOptions(config, s))))
@@ -266,7 +267,8 @@ export const makeApp = <E>(config: AppConfigShape, mode: Mode, capabilities: Lay
       DeliveryWorkerLive,
       DisableNoticesWorker(noticeSweepEvery(config.delivery.pollIntervalSeconds)),
       PushWorker(config),
-      SubmissionWorker
+      SubmissionWorker,
+      ShareWorker
     )
   // The bots' applications and commands, read after the sandbox's bots are registered.
   const startup = api ? CommandRegistration.pipe(Layer.provide(mode.startup)) : Layer.empty

@@ -69,7 +69,7 @@ describe("toDetail", () => {
   const submission: Submission = {
     id: "12", workflowId: 7, botId: "b", serverId: "s", userId: "u", userName: "Bob", userAvatar: null, snapshot: form,
     answers: { s3: "Bob", s5: "bob@example.org" }, status: "denied", priority: null, reason: "Too short", reviewerId: "r",
-    reviewerName: "Mod", reviewedAt: new Date("2026-01-02T03:04:05Z"), dm: "sent", createdAt: new Date("2026-01-01T00:00:00Z"),
+    reviewerName: "Mod", reviewedAt: new Date("2026-01-02T03:04:05Z"), dm: "sent", createdAt: new Date("2026-01-01T00:00:00Z"), votes: { up: 3, down: 1 }, cardUrl: "https://trello.com/c/abc",
     effects: [{ kind: "review_message", target: "", state: "failed", reason: "403", channel_id: "1", message_id: null }]
   }
   it("answers in the snapshot's order, aliases null when unset, Private-mapped steps marked, a missing answer empty", () => {
@@ -79,8 +79,8 @@ describe("toDetail", () => {
       { step_id: 5, question: "Mail?", alias: "E-mail", answer: "bob@example.org", private: true },
       { step_id: 9, question: "Colour?", alias: null, answer: "", private: false }
     ])
-    assert.deepInclude(d, { id: "12", status: "denied", reason: "Too short", reviewer_name: "Mod", reviewed_at: "2026-01-02T03:04:05.000Z", created_at: "2026-01-01T00:00:00.000Z", card_url: null })
-    assert.deepStrictEqual(d.votes, { up: 0, down: 0 })
+    assert.deepInclude(d, { id: "12", status: "denied", reason: "Too short", reviewer_name: "Mod", reviewed_at: "2026-01-02T03:04:05.000Z", created_at: "2026-01-01T00:00:00.000Z", card_url: "https://trello.com/c/abc" })
+    assert.deepStrictEqual(d.votes, { up: 3, down: 1 })
     assert.deepStrictEqual(d.effects, [{ kind: "review_message", state: "failed", reason: "403", channel_id: "1", message_id: null }])
   })
 })

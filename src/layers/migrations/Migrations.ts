@@ -16,6 +16,7 @@ import durableCreate from "./0014_durable_create.ts"
 import idempotency from "./0015_idempotency.ts"
 import submissions from "./0017_submissions.ts"
 import publications from "./0018_publications.ts"
+import share from "./0019_share.ts"
 
 export const migrations = {
   "0001_initial": initial,
@@ -32,7 +33,8 @@ export const migrations = {
   "0014_durable_create": durableCreate,
   "0015_idempotency": idempotency,
   "0017_submissions": submissions,
-  "0018_publications": publications
+  "0018_publications": publications,
+  "0019_share": share
 }
 
 const run = Migrator.make({})

@@ -21,7 +21,9 @@ import { decidedLine, mayReview, passPriority } from "../../services/submissions
 import { SubmissionsRepo } from "../../services/submissions/SubmissionsRepo.ts"
 import type { Draft } from "../../services/submissions/SubmissionsRepo.ts"
 import { SubmissionsSettings } from "../../services/submissions/SubmissionsSettings.ts"
+import { parseVoteCustomId } from "../../services/submissions/Share.ts"
 import { makeReviewDecision } from "./ReviewDecision.ts"
+import { makeShareVotes } from "./ShareVotes.ts"
 import { jobId, ReviewQueue } from "./SubmissionJobs.ts"
 
 const say = ephemeral
@@ -45,6 +47,7 @@ export const makeFormRuntime = Effect.gen(function*() {
   const apps = yield* BotApplications
   const limiter = yield* RateLimiter.RateLimiter
   const decide = yield* makeReviewDecision
+  const vote = yield* makeShareVotes
   const { draftTtlMinutes } = yield* SubmissionsSettings
   const ttl = () => new Date(Date.now() + draftTtlMinutes * 60_000)
 
@@ -236,6 +239,8 @@ export const makeFormRuntime = Effect.gen(function*() {
       }
       if (scope === "r" && verb === "pass" && id !== undefined && parts.length <= 4) return review(c, id, "pass", extra, null)
       if (scope === "r" && verb === "drop" && id !== undefined && parts.length === 3) return review(c, id, "drop", undefined, null)
+      const voted = parseVoteCustomId(data.value.custom_id)
+      if (voted !== undefined) return vote({ botId: c.botId, serverId: c.serverId, userId: c.member.user.id }, voted)
       return Effect.succeed(say("This button is not known."))
     }
     if (i.type === InteractionType.MODAL_SUBMIT) {

@@ -10,6 +10,7 @@ import { AuditLog } from "../../services/audit/AuditLog.ts"
 import { JobEngine } from "../../services/jobs/JobEngine.ts"
 import { SubmissionsRepo } from "../../services/submissions/SubmissionsRepo.ts"
 import type { Review } from "../../services/submissions/SubmissionsRepo.ts"
+import { shareEffects, shareJobId, ShareQueue } from "./ShareJobs.ts"
 import { DmQueue, EditQueue, jobId } from "./SubmissionJobs.ts"
 
 const queueDown = Effect.mapError(() => ServiceUnavailable.of("The job queue cannot take the review now.", 5))
@@ -27,6 +28,10 @@ export const makeReviewDecision = Effect.gen(function*() {
       Effect.gen(function*() {
         yield* repo.addEffect(decided.id, "dm", "", null)
         yield* jobs.send(DmQueue, { submission_id: decided.id }, { id: jobId("dm", decided.id) }).pipe(queueDown)
+        // A Pass shares (forms-runtime.md §5): its summaries and card recorded here, sent by one job.
+        const share = review.decision === "pass" ? shareEffects(decided) : []
+        yield* Effect.forEach(share, (e) => repo.addEffect(decided.id, e.kind, e.target, e.channelId), { discard: true })
+        if (share.length > 0) yield* jobs.send(ShareQueue, { submission_id: decided.id }, { id: shareJobId(decided.id) }).pipe(queueDown)
         if (options.editMessage) {
           yield* jobs.send(EditQueue, { submission_id: decided.id }, { id: jobId("edit", decided.id) }).pipe(queueDown)
         }

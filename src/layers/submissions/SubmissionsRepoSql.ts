@@ -41,6 +41,9 @@ interface SubmissionRow {
   readonly reviewed_at: Date | null
   readonly dm: Submission["dm"]
   readonly created_at: Date
+  readonly card_url?: string | null
+  readonly votes_up?: number
+  readonly votes_down?: number
 }
 
 const parseAnswers = (json: string): Answers => {
@@ -93,14 +96,20 @@ export const SubmissionsRepoSql = Layer.effect(SubmissionsRepo, Effect.gen(funct
         reviewedAt: r.reviewed_at,
         dm: r.dm,
         createdAt: r.created_at,
-        effects
+        effects,
+        votes: { up: r.votes_up ?? 0, down: r.votes_down ?? 0 },
+        cardUrl: r.card_url ?? null
       } satisfies Submission
     })
 
   const get = (id: string) =>
     Effect.gen(function*() {
       if (!/^[0-9]{1,18}$/.test(id)) return undefined
-      const rows = yield* sql<SubmissionRow>`SELECT * FROM form_submissions WHERE id = ${id}`
+      // The votes counted (migration 0019): exact whatever clicks run at once.
+      const rows = yield* sql<SubmissionRow>`SELECT s.*,
+          (SELECT count(*)::int FROM submission_votes v WHERE v.submission_id = s.id AND v.direction = 'up') AS votes_up,
+          (SELECT count(*)::int FROM submission_votes v WHERE v.submission_id = s.id AND v.direction = 'down') AS votes_down
+        FROM form_submissions s WHERE s.id = ${id}`
       if (rows[0] === undefined) return undefined
       return yield* toSubmission(rows[0], yield* effectsOf(id))
     })

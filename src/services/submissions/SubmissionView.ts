@@ -20,8 +20,8 @@ export const toSummary = (s: Submission): SubmissionSummary => ({
   reviewer_name: s.reviewerName
 })
 
-/** Votes exist from §5 on: until then every submission has none. */
-export const toDetail = (s: Submission, votes: { readonly up: number; readonly down: number } = { up: 0, down: 0 }): SubmissionDetail => ({
+/** The submission as the detail route answers it: its votes and card as the repository counts and keeps them (§5). */
+export const toDetail = (s: Submission): SubmissionDetail => ({
   ...toSummary(s),
   answers: s.snapshot.steps.map((step) => ({
     step_id: step.step_id,
@@ -31,7 +31,7 @@ export const toDetail = (s: Submission, votes: { readonly up: number; readonly d
     private: step.taskboard_mapping === "Private"
   })),
   reason: s.reason,
-  votes,
-  card_url: null,
+  votes: s.votes,
+  card_url: s.cardUrl,
   effects: s.effects.map((e) => ({ kind: e.kind, state: e.state, reason: e.reason, channel_id: e.channel_id, message_id: e.message_id }))
 })

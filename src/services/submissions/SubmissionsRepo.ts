@@ -55,6 +55,10 @@ export interface Submission {
   readonly dm: "sent" | "closed" | null
   readonly createdAt: Date
   readonly effects: ReadonlyArray<SubmissionEffect>
+  /** The members' votes on its public summary (forms-runtime.md §5). */
+  readonly votes: { readonly up: number; readonly down: number }
+  /** The task-board card made for it. */
+  readonly cardUrl: string | null
 }
 
 export interface NewSubmission {
