@@ -134,6 +134,10 @@ export const makeFormRuntime = Effect.gen(function*() {
         answers
       }, (id) =>
         Effect.gen(function*() {
+          // In the transaction: the job exists exactly when the submission does.
+          yield* jobs.send(ReviewQueue, { submission_id: id }, { id: jobId("review", id) }).pipe(queueDown)
+          // Last: the audit entry's insert locks its server's month counter (audit_counts_add) until
+          // the commit, so every other submission of the server waits from here to our commit only.
           yield* audit.append({
             botId: c.botId,
             serverId: c.serverId,
@@ -143,8 +147,6 @@ export const makeFormRuntime = Effect.gen(function*() {
             eventType: "PUSH",
             eventString: `submission ${id} received for form ${draft.snapshot.title} (${draft.workflowId})`
           })
-          // In the transaction: the job exists exactly when the submission does.
-          yield* jobs.send(ReviewQueue, { submission_id: id }, { id: jobId("review", id) }).pipe(queueDown)
         }))
       if (id === undefined) return say(PENDING)
       return say("Submitted — you will get a direct message when it is reviewed")
