@@ -1,7 +1,7 @@
 /**
  * `POST /interactions/{appClientId}` through HTTP, as the platform sends it (forms-runtime.md §1):
  * the bots' keys read at start, `/submit` registered once, PING, and every refusal — unsigned,
- * forged, stale, unknown bot (401, nothing stored), a replayed id, a body over 1 MiB.
+ * forged, stale, unknown bot (401, nothing stored), a replayed id, a body over 1 MiB, a key reset.
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
@@ -103,6 +103,24 @@ for (const kind of dbKinds) {
           assert.strictEqual(junk.status, 400)
           const other = yield* send(BOT1_ID, { ...interaction(BOT2_ID, S1_ID, bob, 2, { name: "submit" }) }, { signer })
           assert.strictEqual(other.status, 400)
+        }))
+
+      it.effect("a key reset while the old key is kept: the new key is taken at once, the old one refused", () =>
+        Effect.gen(function*() {
+          yield* waitForKeys(signer)
+          const sql = yield* SqlClient.SqlClient
+          const body = () => interaction(BOT1_ID, S1_ID, bob, 2, { name: "submit", type: 1 })
+          // Answered with the old key: the endpoint keeps it now.
+          assert.strictEqual((yield* send(BOT1_ID, body(), { signer })).status, 200)
+          const reset = makeSigner()
+          yield* sql`UPDATE bots SET public_key = ${reset.publicKeyHex} WHERE id = ${BOT1_ID}`
+          const renewed = yield* send(BOT1_ID, body(), { signer: reset })
+          const old = yield* send(BOT1_ID, body(), { signer })
+          yield* sql`UPDATE bots SET public_key = ${signer.publicKeyHex} WHERE id = ${BOT1_ID}`
+          assert.strictEqual(renewed.status, 200)
+          assert.strictEqual(renewed.body.type, 4)
+          assert.strictEqual(old.status, 401)
+          assert.strictEqual(old.body.errors?.[0]?.code, "Unauthorized")
         }))
     }
   )

@@ -76,11 +76,15 @@ export const makeFormRuntime = Effect.gen(function*() {
         key: `form-starts:${c.botId}:${c.member.user.id}`
       }).pipe(Effect.as(true), Effect.catch(() => Effect.succeed(false)))
       if (!allowed) return say("Slow down: you started too many forms this minute; try again in a minute.")
-      const form = yield* liveForm(c, workflowId)
+      // Read at once, not one after the other: each waits for a connection of the pool.
+      const [form, pending, existing] = yield* Effect.all([
+        liveForm(c, workflowId),
+        repo.hasPending(workflowId, c.member.user.id),
+        repo.draftOf(workflowId, c.member.user.id)
+      ], { concurrency: "unbounded" })
       if (typeof form === "string") return say(form)
       if (form.steps.length === 0) return say("This form has no questions yet.")
-      if (yield* repo.hasPending(workflowId, c.member.user.id)) return say(PENDING)
-      const existing = yield* repo.draftOf(workflowId, c.member.user.id)
+      if (pending) return say(PENDING)
       if (existing !== undefined && existing.expiresAt.getTime() > Date.now()) return yield* openPage(existing)
       const draft = yield* repo.startDraft({
         id: randomBytes(16).toString("base64url"),
@@ -137,6 +141,10 @@ export const makeFormRuntime = Effect.gen(function*() {
         answers
       }, (id) =>
         Effect.gen(function*() {
+          // In the transaction: the job exists exactly when the submission does.
+          yield* jobs.send(ReviewQueue, { submission_id: id }, { id: jobId("review", id) }).pipe(queueDown)
+          // Last: the audit entry's insert locks its server's month counter (audit_counts_add) until
+          // the commit, so every other submission of the server waits from here to our commit only.
           yield* audit.append({
             botId: c.botId,
             serverId: c.serverId,
@@ -146,8 +154,6 @@ export const makeFormRuntime = Effect.gen(function*() {
             eventType: "PUSH",
             eventString: `submission ${id} received for form ${draft.snapshot.title} (${draft.workflowId})`
           })
-          // In the transaction: the job exists exactly when the submission does.
-          yield* jobs.send(ReviewQueue, { submission_id: id }, { id: jobId("review", id) }).pipe(queueDown)
         }))
       if (id === undefined) return say(PENDING)
       return say("Submitted — you will get a direct message when it is reviewed")

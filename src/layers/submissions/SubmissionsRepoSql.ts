@@ -10,6 +10,7 @@ import { Cipher } from "../../services/infra/Cipher.ts"
 import { SubmissionsRepo } from "../../services/submissions/SubmissionsRepo.ts"
 import type { Answers, Draft, Submission, SubmissionEffect } from "../../services/submissions/SubmissionsRepo.ts"
 import { sqlFailure } from "../infra/SqlFailure.ts"
+import { asyncCommit } from "./AsyncCommit.ts"
 
 const db = sqlFailure("The submissions storage")
 
@@ -129,6 +130,8 @@ export const SubmissionsRepoSql = Layer.effect(SubmissionsRepo, Effect.gen(funct
       Effect.gen(function*() {
         const answers = yield* seal(JSON.stringify(draft.answers), `draft:${draft.id}`)
         yield* sql.withTransaction(Effect.gen(function*() {
+          // A draft lost in a crash is started again: not worth a wait for the disk.
+          yield* sql`SET LOCAL synchronous_commit = off`
           yield* sql`DELETE FROM form_drafts WHERE workflow_id = ${draft.workflowId} AND user_id = ${draft.userId}`
           yield* sql`INSERT INTO form_drafts (id, workflow_id, user_id, snapshot, answers_enc, page, expires_at)
             VALUES (${draft.id}, ${draft.workflowId}, ${draft.userId}, ${JSON.stringify(draft.snapshot)}::jsonb,
@@ -138,7 +141,8 @@ export const SubmissionsRepoSql = Layer.effect(SubmissionsRepo, Effect.gen(funct
       }).pipe(db),
     saveDraft: (id, answers, page, expiresAt) =>
       Effect.flatMap(seal(JSON.stringify(answers), `draft:${id}`), (enc) =>
-        sql`UPDATE form_drafts SET answers_enc = ${enc}, page = ${page}, expires_at = ${expiresAt} WHERE id = ${id}`).pipe(
+        // A page lost in a crash is filled again: committed without waiting for the disk.
+        sql`UPDATE form_drafts SET answers_enc = ${enc}, page = ${page}, expires_at = ${expiresAt} FROM ${asyncCommit(sql)} WHERE id = ${id}`).pipe(
           Effect.asVoid,
           db
         ),
