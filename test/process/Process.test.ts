@@ -12,7 +12,7 @@ import { buildBundle, ROOT, waitReady as waitUntilReady, within } from "./SpawnF
 
 const M = "/api/v1/bots/{appClientId}/servers/{serverId}/modules"
 
-/** Every route of gateway-api.md (plus the callback of decisions.md and the ops routes), as OpenAPI writes it. */
+/** Every route of gateway-api.md and forms-runtime.md (plus the callback of decisions.md and the ops routes), as OpenAPI writes it. */
 const CONTRACT_ROUTES: ReadonlyArray<readonly [string, string]> = [
   ["get", "/auth/idp/login"],
   ["get", "/auth/idp/callback"],
@@ -52,6 +52,13 @@ const CONTRACT_ROUTES: ReadonlyArray<readonly [string, string]> = [
   ["get", `${M}/microblog/getUserId/{userName}`],
   ["get", `${M}/video/getUserId/{userName}`],
   ["get", `${M}/streaming/getGameId/{gameName}`],
+  // forms-runtime.md §2 and §6
+  ["post", `${M}/forms/{formId}/publish`],
+  ["get", `${M}/forms/{formId}/publications`],
+  ["delete", `${M}/forms/{formId}/publications/{messageId}`],
+  ["get", `${M}/forms/{formId}/submissions`],
+  ["get", `${M}/forms/{formId}/submissions/{submissionId}`],
+  ["post", `${M}/forms/{formId}/submissions/{submissionId}/review`],
   ["get", "/healthz"],
   ["get", "/readyz"]
 ]
