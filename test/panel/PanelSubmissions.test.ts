@@ -9,6 +9,7 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import { mkdirSync } from "node:fs"
 import { ALICE_ID, BOB_ID, BOT1_ID, CAROL_ID, S1_ID } from "../../src/sandbox/seed/Ids.ts"
 import { CLIENT_REDIRECT, TestApp, tokenOf } from "../utils/TestApp.ts"
@@ -31,6 +32,8 @@ layer(
       const formId = yield* createForm(token, { title: TITLE, color_hex: "#2e7d32" })
       const carolId = yield* seedSubmission(formId, { id: CAROL_ID, name: "Carol" }, ["Carol Danvers", "I moderate two other communities and know the rules well.", "carol@example.org"])
       const bobId = yield* seedSubmission(formId, { id: BOB_ID, name: "Bob" }, ["Bob Builder", "I am online every evening (UTC) and like helping newcomers.", "bob@example.org"])
+      // A card made for it on the task board (forms-runtime.md §5): the page links it.
+      yield* (yield* SqlClient.SqlClient)`UPDATE form_submissions SET card_url = 'https://trello.com/c/sandbox-card' WHERE id = ${bobId}`
       // The review messages are in the channel before the panel shows the submissions.
       const gateway = gatewayAs(app.url, token)
       yield* eventually(
@@ -84,6 +87,7 @@ layer(
         await page.getByText("I am online every evening (UTC) and like helping newcomers.").waitFor()
         const answers = await page.locator(".answers dt").allTextContents()
         const effects = await page.locator(".effects li").allTextContents()
+        const cardLink = await page.getByRole("link", { name: "https://trello.com/c/sandbox-card" }).getAttribute("href")
         violations.push(...await axe(page, "submission"))
         await page.screenshot({ path: `${SHOTS}/submission.png`, fullPage: true })
         await page.getByLabel("Priority").selectOption("high")
@@ -105,7 +109,7 @@ layer(
         await page.getByText("We need moderators for the evening shift.").waitFor()
         const droppedStatus = await page.locator(".facts dd").nth(3).textContent()
         await context.close()
-        return { choices, publicationRow, members, answers, effects, reviewGone, droppedStatus }
+        return { choices, publicationRow, members, answers, effects, cardLink, reviewGone, droppedStatus }
       })
 
       assert.deepStrictEqual(seen.choices, ["Choose a channel", "#general", "#feeds", "#announcements (news)"])
@@ -116,6 +120,7 @@ layer(
       assert.deepStrictEqual(seen.answers, ["Your name?", "Motivation", "Your e-mail address?private"])
       assert.isTrue(seen.effects.some((e) => e.startsWith("Review message: Done (in #general, message")), JSON.stringify(seen.effects))
       assert.strictEqual(seen.reviewGone, 0, "no review buttons once decided")
+      assert.strictEqual(seen.cardLink, "https://trello.com/c/sandbox-card")
       const detail = yield* Effect.promise(() => gateway("GET", `${FORMS}/${formId}/submissions/${bobId}`))
       assert.deepInclude(detail.body, { status: "accepted", priority: "high" })
       const carol = yield* Effect.promise(() => gateway("GET", `${FORMS}/${formId}/submissions/${carolId}`))

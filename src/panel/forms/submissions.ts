@@ -140,7 +140,8 @@ export const SubmissionView = (props: { readonly bot: string; readonly server: s
         h("dt", null, "Status"), h("dd", null, STATUS_LABEL[detail.status], detail.priority === null ? "" : ` — priority ${detail.priority}`),
         detail.reviewer_name === null ? null : [h("dt", null, "Reviewed by"), h("dd", null, `${detail.reviewer_name}, ${when(detail.reviewed_at)}`)],
         detail.reason === null ? null : [h("dt", null, "Reason"), h("dd", null, detail.reason)],
-        h("dt", null, "Votes"), h("dd", null, `▲ ${detail.votes.up} · ▼ ${detail.votes.down}`)),
+        h("dt", null, "Votes"), h("dd", null, `▲ ${detail.votes.up} · ▼ ${detail.votes.down}`),
+        detail.card_url === null ? null : [h("dt", null, "Task-board card"), h("dd", null, h("a", { href: detail.card_url, rel: "noopener noreferrer", target: "_blank" }, detail.card_url))]),
       h("h2", null, "Answers"),
       h("dl", { class: "answers" }, ...detail.answers.flatMap((a) => [
         h("dt", { key: `q${a.step_id}` }, a.alias ?? a.question, a.private ? h("span", { class: "badge" }, "private") : null),
