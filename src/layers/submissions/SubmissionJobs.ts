@@ -125,7 +125,7 @@ export const SubmissionWorker = Layer.effectDiscard(Effect.gen(function*() {
   const run = yield* makeSubmissionJobs
   yield* engine.work(ReviewQueue, ({ submission_id }) => run.postReview(submission_id).pipe(logFailure(`the review message of submission ${submission_id}`)), {
     batchSize: 5,
-    localConcurrency: 2,
+    localConcurrency: 6,
     burst: true,
     pollingInterval: "0.5 seconds"
   })
