@@ -32,12 +32,13 @@ const sendAndCut = (url: string, token: string, key: string, body: string, when:
 /** The retry a client makes: again while the first is in flight (409), until it is answered. */
 const retry = (key: string, body: unknown) =>
   Effect.gen(function*() {
-    for (let i = 0; i < 100; i++) {
+    // Up to 20 s: on a loaded machine the cut request may still be running (its write, then its commit's flush).
+    for (let i = 0; i < 400; i++) {
       const r = yield* send("POST", formsPath(), key, body)
       if (r.status !== 409) return r
       yield* Effect.sleep("50 millis")
     }
-    throw new Error("still in flight after 5 s")
+    throw new Error("still in flight after 20 s")
   })
 
 const storedIds = (title: string) =>
