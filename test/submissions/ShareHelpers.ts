@@ -3,13 +3,13 @@
  * the sandbox application's own key, the channel messages the sandbox's platform received, the
  * cards its task-board twin holds, faults by route.
  */
+import { call } from "../api/SubmissionsHttpFixtures.ts"
 import { Effect } from "effect"
 import { publicKeyHex, signInteraction } from "../../src/sandbox/interactions/BotKeys.ts"
 import { BOT1_ID } from "../../src/sandbox/seed/Ids.ts"
 import { makeReviewDecision } from "../../src/layers/submissions/ReviewDecision.ts"
 import { SubmissionsRepo } from "../../src/services/submissions/SubmissionsRepo.ts"
 import type { Submission } from "../../src/services/submissions/SubmissionsRepo.ts"
-import { TestApp } from "../utils/TestApp.ts"
 import { member } from "./FlowHelpers.ts"
 import type { As } from "./InteractionClient.ts"
 import { buttonsOf, inputsOf } from "./InteractionClient.ts"
@@ -25,19 +25,9 @@ export const sandboxSigner: Signer = {
   })
 }
 
+/** A sandbox route, unsigned (the submissions tests' `call`), its JSON body as `json`. */
 export const sandboxCall = (method: string, path: string, body?: unknown) =>
-  Effect.gen(function*() {
-    const app = yield* TestApp
-    return yield* Effect.promise(async () => {
-      const res = await fetch(`${app.url}${path}`, body === undefined ? { method } : {
-        method,
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(body)
-      })
-      const text = await res.text()
-      return { status: res.status, json: (text === "" ? undefined : JSON.parse(text)) as any }
-    })
-  })
+  Effect.map(call(undefined, method, path, body), (r) => ({ status: r.status, json: r.body }))
 
 export interface InboxMessage {
   readonly id: string
