@@ -72,7 +72,7 @@ import { SubmissionsSettings } from "../services/submissions/SubmissionsSettings
 import { BotApplicationsSql } from "./submissions/BotApplicationsSql.ts"
 import { CommandRegistration } from "./submissions/CommandRegistration.ts"
 import { InteractionsLive } from "./submissions/InteractionsLive.ts"
-import { ShareQueue, ShareWorker } from "./submissions/ShareJobs.ts"
+import { ShareQueue, ShareWorker, VotesQueue } from "./submissions/ShareJobs.ts"
 import { DmQueue, EditQueue, ReviewQueue, SubmissionWorker } from "./submissions/SubmissionJobs.ts"
 import { SubmissionsRepoSql } from "./submissions/SubmissionsRepoSql.ts"
 import { PublicationsRepoSql } from "./submissions/PublicationsRepoSql.ts"
@@ -164,7 +164,7 @@ export const liveCapabilities = (
     ...jobOptions,
     // Sent inside the transaction that stores a submission, where no queue can be declared: declared at
     // start, in every role (an API-only process runs no worker that would declare them).
-    queues: [ReviewQueue, DmQueue, EditQueue, ShareQueue, ...(jobOptions?.queues ?? [])]
+    queues: [ReviewQueue, DmQueue, EditQueue, ShareQueue, VotesQueue, ...(jobOptions?.queues ?? [])]
   }).pipe(Layer.provide(db))
   const readiness = ReadinessWithJobs.pipe(Layer.provide(ReadinessSql), Layer.provide(jobs), Layer.provide(db))
   const poller = Layer.unwrap(Effect.map(mode.pollerSources, (s) => SourcePollerHttp.layer(pollerOptions(config, s))))

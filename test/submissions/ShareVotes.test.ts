@@ -2,7 +2,8 @@
  * Votes on a public summary (forms-runtime.md §5), by signed clicks as the platform sends them:
  * many members voting and changing their minds at once — the counts exact on the submission and on
  * the message (UPDATE_MESSAGE); `disable_upvote` / `disable_downvote` refused with nothing stored;
- * a submission not accepted takes no vote.
+ * a submission not accepted takes no vote; the summaries in the other forwarding channels follow
+ * (a job's edit), and so does the clicked one after a burst of concurrent clicks.
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
@@ -18,6 +19,7 @@ import { buttonsOf, waitForKeys } from "./InteractionClient.ts"
 import { channelMessages, fillText, pass, sandboxSigner, settled } from "./ShareHelpers.ts"
 
 const FWD = channelId(1, CHANNEL_INDEX.text2)
+const FWD_NEWS = channelId(1, CHANNEL_INDEX.news)
 const STEPS = [{ type: "message", string: "Idea?", char_limit: [1, 100] }]
 const voter = (n: number): As => ({ userId: `1000000000000${String(500 + n).padStart(5, "0")}`, username: `voter${n}` })
 
@@ -29,6 +31,25 @@ const shared = (title: string, flags: Record<string, unknown> = {}, as: As = bob
     yield* pass(id)
     const s = yield* settled(id)
     return { id, messageId: s.effects.find((e) => e.kind === "summary")!.message_id! }
+  })
+
+/** The vote buttons' labels on a channel's message as the platform holds it now. */
+const labelsOn = (channel: string, messageId: string) =>
+  Effect.map(channelMessages(channel), (ms) => {
+    const rows = (ms.find((m) => m.id === messageId)?.body["components"] ?? []) as ReadonlyArray<{ components: ReadonlyArray<{ label: string }> }>
+    return rows.flatMap((r) => r.components.map((b) => b.label)).join(" ")
+  })
+
+/** Polls `labelsOn` until it shows `want` (a job's edit), at most 15 s; the last labels seen otherwise. */
+const labelsBecome = (channel: string, messageId: string, want: string) =>
+  Effect.gen(function*() {
+    let seen = ""
+    for (let i = 0; i < 150; i++) {
+      seen = yield* labelsOn(channel, messageId)
+      if (seen === want) break
+      yield* Effect.sleep("100 millis")
+    }
+    return seen
   })
 
 for (const kind of dbKinds) {
@@ -81,6 +102,27 @@ for (const kind of dbKinds) {
         const sql = yield* SqlClient.SqlClient
         const [dup] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM (SELECT user_id FROM submission_votes WHERE submission_id = ${id} GROUP BY user_id HAVING count(*) > 1) d`
         assert.strictEqual(dup!.n, 0)
+      }))
+
+    it.effect("a summary in two channels: a vote on one shows on both; a burst of clicks ends with the exact counts everywhere", () =>
+      Effect.gen(function*() {
+        yield* waitForKeys(sandboxSigner)
+        const formId = yield* createForm({ title: `Two channels ${kind}`, steps: STEPS, fwd_channel_ids: [FWD, FWD_NEWS] })
+        const id = yield* fillText(bob, formId, ["Shared twice"])
+        yield* pass(id)
+        const s = yield* settled(id)
+        const at = (channel: string) => s.effects.find((e) => e.kind === "summary" && e.target === channel)!.message_id!
+        const [inFwd, inNews] = [at(FWD), at(FWD_NEWS)]
+        assert.strictEqual(yield* labelsOn(FWD_NEWS, inNews), "▲ 0 ▼ 0")
+        const up = voteCustomId("up", id)
+        yield* member(sandboxSigner, voter(300)).click(up, inFwd)
+        assert.strictEqual(yield* labelsBecome(FWD_NEWS, inNews, "▲ 1 ▼ 0"), "▲ 1 ▼ 0")
+        // 12 members at once on both messages: whatever order the answers landed in, both end exact.
+        yield* Effect.forEach(Array.from({ length: 12 }, (_, n) => n), (n) =>
+          member(sandboxSigner, voter(310 + n)).click(n % 3 === 0 ? voteCustomId("down", id) : up, n % 2 === 0 ? inFwd : inNews), { concurrency: 12 })
+        assert.deepStrictEqual((yield* (yield* SubmissionsRepo).get(id))!.votes, { up: 9, down: 4 })
+        assert.strictEqual(yield* labelsBecome(FWD, inFwd, "▲ 9 ▼ 4"), "▲ 9 ▼ 4")
+        assert.strictEqual(yield* labelsBecome(FWD_NEWS, inNews, "▲ 9 ▼ 4"), "▲ 9 ▼ 4")
       }))
 
     it.effect("a disabled direction is refused and stores nothing; the other still counts", () =>

@@ -42,6 +42,23 @@ export const ShareQueue = JobQueue("submission-share", Job, {
   deleteAfter: "1 day"
 })
 
+/**
+ * After a vote: every summary of the submission shows the counts (forms-runtime.md §5). The click's
+ * own message is answered with UPDATE_MESSAGE at once; the summaries in the other forwarding
+ * channels, and the clicked one again (two answers computed at once may land out of order), are
+ * edited by this job with the counts read when it runs. `stately`: one waiting and one running per
+ * submission, so a burst of votes is one or two rounds of edits, never one per vote.
+ */
+export const VotesQueue = JobQueue("submission-votes", Job, {
+  policy: "stately",
+  retryLimit: 5,
+  retryDelay: "5 seconds",
+  retryBackoff: true,
+  retryDelayMax: "1 minute",
+  expireIn: "2 minutes",
+  deleteAfter: "1 hour"
+})
+
 /** One share job per submission, whoever decides it. */
 export const shareJobId = (submissionId: string) => `00000000-0000-4000-b000-${BigInt(submissionId).toString(16).padStart(12, "0")}`
 
@@ -164,7 +181,23 @@ export const makeShareJobs = Effect.gen(function*() {
       if (failed !== undefined && failed._tag === "Failure") return yield* Effect.fail(failed.failure)
     })
 
-  return { share }
+  /** Every posted summary of the submission edited to show the counts now; a summary gone or closed to the bot is left. */
+  const refreshVotes = (id: string) =>
+    Effect.gen(function*() {
+      const s = yield* repo.get(id)
+      if (s === undefined || s.status !== "accepted") return
+      const bot = yield* bots.get(s.botId)
+      if (bot === undefined) return
+      const { components } = summaryMessage(shareInputOf({ ...s, votes: yield* store.votes(id) }))
+      const posted = s.effects.filter((e) => e.kind === "summary" && e.state === "done" && e.message_id !== null)
+      yield* Effect.forEach(posted, (e) =>
+        chat.editMessage(bot.token, e.target, e.message_id!, { components }).pipe(
+          Effect.catchIf(permanentPost, (error) =>
+            Effect.logInfo("a summary's vote counts were not updated", { submission: id, channel: e.target, status: error.status }))
+        ), { discard: true })
+    })
+
+  return { share, refreshVotes }
 })
 
 /** A worker's share of the share jobs. Needs SubmissionsRepo, ChatPlatform, Bots, TaskBoard, SqlClient, JobEngine. */
@@ -174,5 +207,9 @@ export const ShareWorker = Layer.effectDiscard(Effect.gen(function*() {
   yield* engine.work(ShareQueue, ({ submission_id }, job) =>
     jobs.share(submission_id, job.retryCount >= SHARE_RETRY_LIMIT).pipe(
       Effect.tapError((error) => Effect.logWarning(`sharing submission ${submission_id} failed; the job will be retried`, error))
+    ), { batchSize: 5, localConcurrency: 2, pollingInterval: "0.5 seconds" })
+  yield* engine.work(VotesQueue, ({ submission_id }) =>
+    jobs.refreshVotes(submission_id).pipe(
+      Effect.tapError((error) => Effect.logWarning(`updating the vote counts of submission ${submission_id} failed; the job will be retried`, error))
     ), { batchSize: 5, localConcurrency: 2, pollingInterval: "0.5 seconds" })
 }))
