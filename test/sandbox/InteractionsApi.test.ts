@@ -140,6 +140,35 @@ layer(SandboxServer.layer(), { excludeTestServices: true })("sandbox interaction
       assert.deepStrictEqual(field(field(entry, "body"), "attachments"), ["submission.txt"])
     }))
 
+  it.effect("an attached file is served at its attachment's url, its id the platform's own; gone with its message", () =>
+    Effect.gen(function*() {
+      const server = yield* SandboxServer
+      const upload = (text: string) => {
+        const form = new FormData()
+        form.set("payload_json", JSON.stringify({ content: "a file", attachments: [{ id: 0, filename: "same.txt", description: "the answers" }] }))
+        form.set("files[0]", new Blob([text], { type: "text/plain" }), "same.txt")
+        return call(`${API}/channels/${S1_TEXT}/messages`, { method: "POST", headers: bot1, body: form })
+      }
+      const [one, two] = [yield* upload("first é file"), yield* upload("second")]
+      const [a, b] = [one, two].map((m) => list(field(m.body, "attachments"))[0])
+      // Discord numbers the uploaded files itself: the payload's 0 only named files[0].
+      assert.match(String(field(a, "id")), /^[1-9][0-9]{16,19}$/)
+      assert.notStrictEqual(field(a, "id"), field(b, "id"))
+      assert.strictEqual(field(a, "url"), `${server.url}/sandbox/discord/attachments/${S1_TEXT}/${String(field(a, "id"))}/same.txt`)
+      const got = yield* call(String(field(a, "url")).slice(server.url.length))
+      assert.strictEqual(got.status, 200)
+      assert.strictEqual(got.headers.get("content-type"), "text/plain; charset=utf-8")
+      assert.strictEqual(got.body, "first é file")
+      assert.strictEqual(field(a, "size"), new TextEncoder().encode("first é file").byteLength)
+      assert.strictEqual((yield* call(String(field(b, "url")).slice(server.url.length))).body, "second")
+      // Another channel's path, another name, or the message deleted: no such file.
+      const path = (channel: string, name: string) => `/sandbox/discord/attachments/${channel}/${String(field(a, "id"))}/${name}`
+      assert.strictEqual((yield* call(path(S1_FEEDS, "same.txt"))).status, 404)
+      assert.strictEqual((yield* call(path(S1_TEXT, "other.txt"))).status, 404)
+      assert.strictEqual((yield* send("DELETE", `/channels/${S1_TEXT}/messages/${String(field(one.body, "id"))}`)).status, 204)
+      assert.strictEqual((yield* call(path(S1_TEXT, "same.txt"))).status, 404)
+    }))
+
   it.effect("the seed's permissions: no access 403 50001, unknown channel 404 10003, invalid bodies 400 50035", () =>
     Effect.gen(function*() {
       const s4 = yield* send("POST", `/channels/${SEED.ids.textChannels.s4}/messages`, { content: "x" })

@@ -2,20 +2,21 @@
  * A member fills a form and staff review it, through signed interactions over HTTP (forms-runtime.md
  * §2–§4): a 7-step form on two pages with a validation word fixed, the review message posted by a
  * job, a Pass, the member's DM; a dismissed modal resumed; a closed, an edited and a deleted form.
+ * The platform is the sandbox's, mounted in the app: interactions signed with BOT1's own key, the
+ * review message and the DM read back from its inboxes.
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { BOT1_ID, BOB_ID } from "../../src/sandbox/seed/Ids.ts"
+import { BOB_ID } from "../../src/sandbox/seed/Ids.ts"
 import { SubmissionsRepo } from "../../src/services/submissions/SubmissionsRepo.ts"
 import { dbKinds } from "../utils/Db.ts"
 import { TestApp } from "../utils/TestApp.ts"
 import { alice, bob, carol, createForm, deleteForm, member, mod, MODERATORS, REVIEW_CHANNEL, updateForm } from "./FlowHelpers.ts"
 import { buttonsOf, inputsOf, waitForKeys } from "./InteractionClient.ts"
 import type { Answer } from "./InteractionClient.ts"
-import { eventually } from "./Eventually.ts"
-import { makeRecorder, patchChat } from "./PlatformRecorder.ts"
-import type { Recorder } from "./PlatformRecorder.ts"
+import { sandboxSigner as signer } from "./InteractionSigner.ts"
+import { eventuallyEffect, messages, reviewMessage } from "./PlayerFixtures.ts"
 
 const ids = (modal: Answer) => inputsOf(modal).map((i) => i.input.custom_id!)
 
@@ -25,13 +26,8 @@ const page1 = (modal: Answer, third: string) => {
   return { [a!]: "Bob", [b!]: "33", [c!]: third, [d!]: "UTC", [e!]: "I like forms a lot" }
 }
 
-export const reviewMessageOf = (r: Recorder, submissionId: string) =>
-  eventually(() => r.messages.find((m) => JSON.stringify(m.body.embeds).includes(`Submission ${submissionId}`)))
-
 for (const kind of dbKinds) {
-  const recorder = makeRecorder()
-  const signer = recorder.signers.get(BOT1_ID)!
-  layer(TestApp.layer({ capabilities: { db: kind }, patchChat: patchChat(recorder) }), { excludeTestServices: true })(
+  layer(TestApp.layer({ capabilities: { db: kind } }), { excludeTestServices: true })(
     `a form that runs, on ${kind}`,
     (it) => {
       it.effect("a 7-step form on two pages: a validation word fixed, submitted, posted for review, passed, the member told", () =>
@@ -81,8 +77,8 @@ for (const kind of dbKinds) {
           assert.strictEqual(submissions.length, 1)
           const s = submissions[0]!
           assert.strictEqual(s.answers[String(s.snapshot.steps[5]!.step_id)], "Blue")
-          const message = yield* reviewMessageOf(recorder, s.id)
-          assert.strictEqual(message.channelId, REVIEW_CHANNEL)
+          const message = yield* reviewMessage(s.id)
+          assert.strictEqual(message.channel_id, REVIEW_CHANNEL)
           assert.strictEqual(message.body.content, `<@&${MODERATORS}>`)
           assert.deepStrictEqual(message.body.allowed_mentions, { parse: [], roles: [MODERATORS] })
           const embed = (message.body.embeds as ReadonlyArray<{ title: string; fields: ReadonlyArray<{ name: string; value: string }> }>)[0]!
@@ -98,8 +94,9 @@ for (const kind of dbKinds) {
           assert.strictEqual(passed.type, 7)
           assert.strictEqual(passed.data?.content, "Passed by mod — priority high")
           assert.deepStrictEqual(passed.data?.components, [])
-          const dm = yield* eventually(() => recorder.dms.find((d) => d.userId === BOB_ID))
-          assert.strictEqual(dm.content, "Staff application on Sandbox One: accepted")
+          const dm = yield* eventuallyEffect(Effect.map(messages(`dms?user_id=${BOB_ID}`), (ms) => ms[0]))
+          assert.deepStrictEqual(dm.body, { content: "Staff application on Sandbox One: accepted", allowed_mentions: { parse: [] } })
+          assert.strictEqual((yield* messages(`dms?user_id=${BOB_ID}`)).length, 1)
           const after = yield* repo.get(s.id)
           assert.strictEqual(after?.status, "accepted")
           assert.strictEqual(after?.priority, "high")

@@ -2,16 +2,19 @@
  * `POST /interactions/{appClientId}` through HTTP, as the platform sends it (forms-runtime.md §1):
  * the bots' keys read at start, `/submit` registered once, PING, and every refusal — unsigned,
  * forged, stale, unknown bot (401, nothing stored), a replayed id, a body over 1 MiB, a key reset.
+ * The platform is the sandbox's, mounted in the app: each bot's key pair is its application's, the
+ * commands registered are read back from it, the calls counted by `GET /sandbox/stats`.
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { BOT1_ID, BOT2_ID, BOB_ID, S1_ID } from "../../src/sandbox/seed/Ids.ts"
+import { BOT1_ID, BOT1_TOKEN, BOT2_ID, BOT2_TOKEN, BOB_ID, S1_ID } from "../../src/sandbox/seed/Ids.ts"
+import { BotApplications } from "../../src/services/submissions/BotApplications.ts"
 import { dbKinds } from "../utils/Db.ts"
-import { TestApp } from "../utils/TestApp.ts"
+import { json, raw, TestApp } from "../utils/TestApp.ts"
 import { interaction, send, waitForKeys } from "./InteractionClient.ts"
-import { makeSigner } from "./InteractionSigner.ts"
-import { makeRecorder, patchChat } from "./PlatformRecorder.ts"
+import { botSigner, makeSigner, sandboxSigner as signer } from "./InteractionSigner.ts"
+import { callsTo, eventuallyEffect } from "./PlayerFixtures.ts"
 
 const bob = { userId: BOB_ID, username: "bob" }
 
@@ -21,19 +24,35 @@ const seenCount = Effect.gen(function*() {
   return rows[0]!.n
 })
 
+/** The commands the platform holds for a bot's application, read as the bot. */
+const commandsOf = (botId: string, token: string) =>
+  Effect.map(
+    Effect.flatMap(raw({ headers: { authorization: `Bot ${token}` } }, `/sandbox/discord/api/v10/applications/${botId}/commands`), json),
+    (commands) => commands as ReadonlyArray<{ name: string; type: number; contexts: Array<number> }>
+  )
+
 for (const kind of dbKinds) {
-  const recorder = makeRecorder()
-  const signer = recorder.signers.get(BOT1_ID)!
-  layer(TestApp.layer({ capabilities: { db: kind }, patchChat: patchChat(recorder) }), { excludeTestServices: true })(
+  layer(TestApp.layer({ capabilities: { db: kind } }), { excludeTestServices: true })(
     `interactions endpoint on ${kind}`,
     (it) => {
       it.effect("stores each bot's key at start and registers /submit once per bot", () =>
         Effect.gen(function*() {
           yield* waitForKeys(signer)
-          const sent = recorder.commands.get(BOT1_ID)
-          assert.strictEqual(sent?.length, 1)
-          assert.deepStrictEqual((sent![0] as ReadonlyArray<{ name: string; type: number; contexts: Array<number> }>).map((c) => [c.name, c.type, c.contexts]), [["submit", 1, [0]]])
-          assert.strictEqual(recorder.commands.get(BOT2_ID)?.length, 1)
+          // The keys stored are the applications' own, as the platform lists them.
+          const listed = (yield* json(yield* raw({}, "/sandbox"))).bots as ReadonlyArray<{ id: string; public_key: string }>
+          const apps = yield* BotApplications
+          for (const bot of [BOT1_ID, BOT2_ID]) {
+            const stored = yield* eventuallyEffect(apps.byBot(bot))
+            assert.strictEqual(stored.publicKey, listed.find((b) => b.id === bot)?.public_key)
+            assert.strictEqual(stored.publicKey, botSigner(bot).publicKeyHex)
+          }
+          for (const [bot, token] of [[BOT1_ID, BOT1_TOKEN], [BOT2_ID, BOT2_TOKEN]] as const) {
+            const commands = yield* eventuallyEffect(Effect.map(commandsOf(bot, token), (cs) => (cs.length > 0 ? cs : undefined)))
+            assert.deepStrictEqual(commands.map((c) => [c.name, c.type, c.contexts]), [["submit", 1, [0]]])
+          }
+          // Once per bot: two bulk overwrites in all, and each application read once.
+          assert.strictEqual(yield* callsTo("PUT /applications/{application_id}/commands"), 2)
+          assert.strictEqual(yield* callsTo("GET /applications/@me"), 2)
         }))
 
       it.effect("PING → PONG", () =>
@@ -54,7 +73,7 @@ for (const kind of dbKinds) {
           const cases = [
             yield* send(BOT1_ID, body),
             yield* send(BOT1_ID, body, { signer: makeSigner() }),
-            yield* send(BOT1_ID, body, { signer: recorder.signers.get(BOT2_ID) }),
+            yield* send(BOT1_ID, body, { signer: botSigner(BOT2_ID) }),
             yield* send(BOT1_ID, body, { signer, timestamp: String(now - 400) }),
             yield* send(BOT1_ID, body, { signer, timestamp: String(now + 400) }),
             yield* send(BOT1_ID, text + " ", { headers: signer.headers(text) }),

@@ -13,11 +13,21 @@ export interface Played {
   readonly message_id?: string
   readonly interaction_id: string
 }
+/** A bot's message as the sandbox's inbox gives it back: the body as sent (attachments by name), its earlier versions. */
 export interface SandboxMessage {
   readonly id: string
+  readonly channel_id: string
   readonly ephemeral_for: string | null
-  readonly body: { content?: string; embeds?: Array<any>; components?: Array<any> }
-  readonly edits: ReadonlyArray<unknown>
+  readonly body: SandboxBody
+  readonly edits: ReadonlyArray<{ readonly body: SandboxBody }>
+}
+export interface SandboxBody {
+  readonly content?: string
+  readonly embeds?: Array<any>
+  readonly components?: Array<any>
+  readonly allowed_mentions?: unknown
+  readonly attachments?: ReadonlyArray<string>
+  readonly nonce?: string
 }
 
 export const post = (path: string, body: unknown, method = "POST") =>
@@ -42,6 +52,9 @@ export const inputs = (p: Played): Array<string> =>
   (p.response?.data?.components ?? []).filter((c: any) => c.type === 18).map((c: any) => c.component.custom_id)
 export const messages = (query: string) =>
   Effect.map(Effect.flatMap(raw({}, `/sandbox/discord/${query}`), json), (b) => b.messages as Array<SandboxMessage>)
+/** How many calls the sandbox's platform took on a Discord route (`GET /sandbox/stats`), e.g. `"POST /channels/{id}/messages"`. */
+export const callsTo = (route: string) =>
+  Effect.map(Effect.flatMap(raw({}, "/sandbox/stats"), json), (stats) => (stats.calls[route] ?? 0) as number)
 export const eventuallyEffect = <A, E, R>(f: Effect.Effect<A | undefined, E, R>) =>
   Effect.gen(function*() {
     for (let i = 0; i < 200; i++) {

@@ -2,31 +2,29 @@
  * Review in the authorization channel (forms-runtime.md §4) and hostile input, through signed
  * interactions over HTTP: two reviewers at once (one wins), Drop's reason and the DM (reviewer
  * named or not), closed DMs, a channel that refuses (403/404), a review job run again after its
- * post (posted once); answers over the limits, other members' drafts, unknown components.
+ * post (posted once); answers over the limits, other members' drafts, unknown components. The
+ * platform is the sandbox's, mounted in the app: interactions signed with BOT1's own key, messages,
+ * edits, DMs and the attached file read back over HTTP, refusals and closed DMs set as its faults.
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { BOT1_ID, CHANNEL_INDEX, channelId } from "../../src/sandbox/seed/Ids.ts"
+import { BOT1_TOKEN, CHANNEL_INDEX, channelId } from "../../src/sandbox/seed/Ids.ts"
 import { makeReviewDecision } from "../../src/layers/submissions/ReviewDecision.ts"
 import { makeSubmissionJobs } from "../../src/layers/submissions/SubmissionJobs.ts"
 import { SubmissionsRepo } from "../../src/services/submissions/SubmissionsRepo.ts"
 import { dbKinds } from "../utils/Db.ts"
-import { TestApp } from "../utils/TestApp.ts"
-import { alice, bob, carol, createForm, member, mod } from "./FlowHelpers.ts"
+import { json, raw, TestApp } from "../utils/TestApp.ts"
+import { alice, bob, carol, createForm, member, mod, REVIEW_CHANNEL } from "./FlowHelpers.ts"
 import type { As } from "./InteractionClient.ts"
 import { inputsOf, waitForKeys } from "./InteractionClient.ts"
-import { makeRecorder, patchChat } from "./PlatformRecorder.ts"
-import type { Signer } from "./InteractionSigner.ts"
-import { eventually } from "./Eventually.ts"
-
-const twoSteps = [
-  { type: "message", string: "Name?", char_limit: [1, 20] },
-  { type: "reaction", string: "Team?", answers_validation: ["Red", "Blue"] }
-]
+import { sandboxSigner as signer } from "./InteractionSigner.ts"
+import type { SandboxBody } from "./PlayerFixtures.ts"
+import { callsTo, eventuallyEffect, messages, post, reviewMessage, twoSteps } from "./PlayerFixtures.ts"
+import { channelFault, reviewPosted } from "./ShareHelpers.ts"
 
 /** `as` fills the one-page form: the submission's id. */
-const fill = (signer: Signer, as: As, formId: number) =>
+const fill = (as: As, formId: number) =>
   Effect.gen(function*() {
     const m = member(signer, as)
     const modal = yield* m.pick(formId)
@@ -38,22 +36,27 @@ const fill = (signer: Signer, as: As, formId: number) =>
     return submissions.find((s) => s.userId === as.userId)!.id
   })
 
-for (const kind of dbKinds) {
-  const recorder = makeRecorder()
-  const signer = recorder.signers.get(BOT1_ID)!
-  const reviewMessage = (id: string) =>
-    eventually(() => recorder.messages.find((m) => JSON.stringify(m.body.embeds).includes(`Submission ${id}`)))
-  const buttons = (m: { body: { components?: ReadonlyArray<unknown> } }) =>
-    new Map((m.body.components as ReadonlyArray<{ components: ReadonlyArray<{ label: string; custom_id: string }> }>)[0]!.components.map((b) => [b.label, b.custom_id]))
+const buttons = (m: { body: SandboxBody }) =>
+  new Map((m.body.components as ReadonlyArray<{ components: ReadonlyArray<{ label: string; custom_id: string }> }>)[0]!.components.map((b) => [b.label, b.custom_id]))
+/** The direct messages the bot sent `userId`, oldest first. */
+const dmsTo = (userId: string) => messages(`dms?user_id=${userId}`)
+/** The messages a channel holds of submission `id`. */
+const postedOf = (channel: string, id: string) =>
+  Effect.map(messages(`messages?channel_id=${channel}`), (ms) => ms.filter((m) => JSON.stringify(m.body.embeds ?? []).includes(`Submission ${id}`)))
+/** Until the submission's DM is settled (sent, or the member's DMs closed). */
+const dmSettled = (id: string) =>
+  Effect.flatMap(SubmissionsRepo, (repo) => eventuallyEffect(Effect.map(repo.get(id), (s) => (s?.dm != null ? s : undefined))))
+const POSTS = "POST /channels/{id}/messages"
 
-  layer(TestApp.layer({ capabilities: { db: kind }, patchChat: patchChat(recorder) }), { excludeTestServices: true })(
+for (const kind of dbKinds) {
+  layer(TestApp.layer({ capabilities: { db: kind } }), { excludeTestServices: true })(
     `review and hostile input, on ${kind}`,
     (it) => {
       it.effect("two reviewers at once: exactly one decides, the other is told who did", () =>
         Effect.gen(function*() {
           yield* waitForKeys(signer)
           const formId = yield* createForm({ title: "Race", steps: twoSteps })
-          const id = yield* fill(signer, bob, formId)
+          const id = yield* fill(bob, formId)
           const message = yield* reviewMessage(id)
           const b = buttons(message)
           const [one, two] = yield* Effect.all([
@@ -70,19 +73,22 @@ for (const kind of dbKinds) {
           assert.strictEqual(winner[0]!.data?.content, `Passed by ${s!.reviewerName} — priority ${s!.priority}`)
           const late = yield* member(signer, mod).click(b.get("Drop")!, message.id)
           assert.strictEqual(late.data?.content, `Already reviewed by ${s!.reviewerName}.`)
-          yield* eventually(() => recorder.dms.filter((d) => d.userId === bob.userId).length === 1 ? true : undefined)
+          // One DM, of the one decision.
+          yield* dmSettled(id)
+          const dms = (yield* dmsTo(bob.userId)).filter((d) => d.body.content?.startsWith("Race on "))
+          assert.deepStrictEqual(dms.map((d) => d.body.content), ["Race on Sandbox One: accepted"])
         }))
 
       it.effect("Drop asks a reason, the DM names it and the reviewer; closed DMs are recorded, not an error", () =>
         Effect.gen(function*() {
           yield* waitForKeys(signer)
           const formId = yield* createForm({ title: "Drops", steps: twoSteps, disable_priorities: true, disable_mentions: true })
-          const id = yield* fill(signer, carol, formId)
+          const id = yield* fill(carol, formId)
           const message = yield* reviewMessage(id)
           assert.deepStrictEqual([...buttons(message).keys()], ["Pass", "Drop"])
           assert.strictEqual(message.body.content, undefined)
           assert.deepStrictEqual(message.body.allowed_mentions, { parse: [], roles: [] })
-          recorder.closedDms.add(carol.userId)
+          assert.strictEqual((yield* post("/sandbox/faults", { kind: "dm_closed", user_id: carol.userId })).status, 200)
           const asMod = member(signer, mod)
           const modal = yield* asMod.click(buttons(message).get("Drop")!, message.id)
           assert.strictEqual(modal.type, 9)
@@ -91,20 +97,14 @@ for (const kind of dbKinds) {
           const dropped = yield* asMod.submitRaw(modal.data!.custom_id!, [{ type: 18, component: { type: 4, custom_id: "reason", value: "Not now" } }])
           assert.strictEqual(dropped.type, 7)
           assert.strictEqual(dropped.data?.content, "Dropped by mod")
-          const repo = yield* SubmissionsRepo
-          const settled = yield* Effect.gen(function*() {
-            for (let i = 0; i < 200; i++) {
-              const x = yield* repo.get(id)
-              if (x?.dm !== null) return x!
-              yield* Effect.sleep("50 millis")
-            }
-            throw new Error("the DM was never settled")
-          })
+          const settled = yield* dmSettled(id)
           assert.strictEqual(settled.status, "denied")
           assert.strictEqual(settled.reason, "Not now")
           assert.strictEqual(settled.dm, "closed")
           assert.deepStrictEqual(settled.effects.find((e) => e.kind === "dm")?.state, "done")
-          recorder.closedDms.delete(carol.userId)
+          // The platform refused it: no DM reached carol.
+          assert.deepStrictEqual((yield* dmsTo(carol.userId)).filter((d) => d.body.content?.startsWith("Drops")), [])
+          yield* raw({ method: "DELETE" }, "/sandbox/faults")
         }))
 
       it.effect("the DM of a drop names the reviewer unless anonymize_rejection", () =>
@@ -112,15 +112,16 @@ for (const kind of dbKinds) {
           yield* waitForKeys(signer)
           for (const anonymize of [false, true]) {
             const formId = yield* createForm({ title: `Anon ${anonymize}`, steps: twoSteps, anonymize_rejection: anonymize })
-            const id = yield* fill(signer, alice, formId)
+            const id = yield* fill(alice, formId)
             const message = yield* reviewMessage(id)
             const modal = yield* member(signer, mod).click(buttons(message).get("Drop")!, message.id)
             yield* member(signer, mod).submitRaw(modal.data!.custom_id!, [{ type: 18, component: { type: 4, custom_id: "reason", value: "Full" } }])
-            const dm = yield* eventually(() => recorder.dms.find((d) => d.userId === alice.userId && d.content.startsWith(`Anon ${anonymize}`)))
-            assert.include(dm.content, "denied")
-            assert.include(dm.content, "Reason: Full")
-            if (anonymize) assert.notInclude(dm.content, "mod")
-            else assert.include(dm.content, "Reviewed by mod")
+            const dm = yield* eventuallyEffect(Effect.map(dmsTo(alice.userId), (ds) => ds.find((d) => d.body.content?.startsWith(`Anon ${anonymize}`))))
+            const content = dm.body.content!
+            assert.include(content, "denied")
+            assert.include(content, "Reason: Full")
+            if (anonymize) assert.notInclude(content, "mod")
+            else assert.include(content, "Reviewed by mod")
           }
         }))
 
@@ -130,9 +131,9 @@ for (const kind of dbKinds) {
           const repo = yield* SubmissionsRepo
           for (const [status, user] of [[403, carol], [404, bob]] as const) {
             const channel = channelId(1, status === 403 ? CHANNEL_INDEX.text2 : CHANNEL_INDEX.news)
-            recorder.refusingChannels.set(channel, status)
+            yield* channelFault(channel, String(status))
             const formId = yield* createForm({ title: `Refused ${status}`, steps: twoSteps, channel_id: channel })
-            const id = yield* fill(signer, user, formId)
+            const id = yield* fill(user, formId)
             const effect = yield* Effect.gen(function*() {
               for (let i = 0; i < 200; i++) {
                 const s = yield* repo.get(id)
@@ -143,10 +144,12 @@ for (const kind of dbKinds) {
               throw new Error("never settled")
             })
             assert.strictEqual(effect.e.state, "failed")
-            assert.include(effect.e.reason, `(${status}`)
+            const refusal = status === 403 ? "403 50001): Missing Access" : "404 10003): Unknown Channel"
+            assert.strictEqual(effect.e.reason, `The platform refused the review message in channel ${channel} (${refusal}`)
             assert.strictEqual(effect.e.channel_id, channel)
             assert.strictEqual(effect.s.status, "pending")
-            recorder.refusingChannels.delete(channel)
+            assert.deepStrictEqual(yield* postedOf(channel, id), [])
+            yield* raw({ method: "DELETE" }, "/sandbox/faults")
           }
         }))
 
@@ -154,14 +157,19 @@ for (const kind of dbKinds) {
         Effect.gen(function*() {
           yield* waitForKeys(signer)
           const formId = yield* createForm({ title: "Once", steps: twoSteps })
-          const id = yield* fill(signer, mod, formId)
+          const id = yield* fill(mod, formId)
           const message = yield* reviewMessage(id)
+          // Recorded by the worker first: the test's reset is not overwritten by it.
+          yield* reviewPosted(id)
           const sql = yield* SqlClient.SqlClient
           yield* sql`UPDATE submission_effects SET state = 'pending', message_id = NULL WHERE submission_id = ${id}`
           const jobs = yield* makeSubmissionJobs
+          const posts = yield* callsTo(POSTS)
           yield* jobs.postReview(id)
           yield* jobs.postReview(id)
-          assert.strictEqual(recorder.messages.filter((m) => JSON.stringify(m.body.embeds).includes(`Submission ${id}`)).length, 1)
+          // Posted again once (with its nonce: the platform answered the first message), then found done.
+          assert.strictEqual(yield* callsTo(POSTS), posts + 1)
+          assert.deepStrictEqual((yield* postedOf(REVIEW_CHANNEL, id)).map((m) => m.id), [message.id])
           const s = yield* (yield* SubmissionsRepo).get(id)
           assert.strictEqual(s?.effects.find((e) => e.kind === "review_message")?.message_id, message.id)
         }))
@@ -170,19 +178,21 @@ for (const kind of dbKinds) {
         Effect.gen(function*() {
           yield* waitForKeys(signer)
           const formId = yield* createForm({ title: "Panel", steps: twoSteps })
-          const id = yield* fill(signer, bob, formId)
+          const id = yield* fill(bob, formId)
           const message = yield* reviewMessage(id)
           const decide = yield* makeReviewDecision
           const review = { decision: "pass", priority: "medium", reason: null, reviewerId: "100000000000000001", reviewerName: "alice", reviewerAvatar: null } as const
           const [first, second] = yield* Effect.all([decide(id, review, { editMessage: true }), decide(id, { ...review, reviewerName: "other" }, { editMessage: true })], { concurrency: 2 })
           assert.deepStrictEqual([first._tag, second._tag].sort(), ["AlreadyReviewed", "Decided"])
           const winner = first._tag === "Decided" ? "alice" : "other"
-          yield* eventually(() => (message.body.components?.length === 0 ? true : undefined))
-          assert.strictEqual(message.body.content, `Passed by ${winner} — priority medium`)
-          assert.strictEqual(message.edits.length, 1)
-          const late = yield* member(signer, mod).click(buttons({ body: message.edits[0]! }).get("Drop")!, message.id)
+          const edited = yield* eventuallyEffect(Effect.map(postedOf(REVIEW_CHANNEL, id), ([m]) => (m?.body.components?.length === 0 ? m : undefined)))
+          assert.strictEqual(edited.id, message.id)
+          assert.strictEqual(edited.body.content, `Passed by ${winner} — priority medium`)
+          assert.strictEqual(edited.edits.length, 1)
+          // A member whose screen still shows the buttons clicks one.
+          const late = yield* member(signer, mod).click(buttons(edited.edits[0]!).get("Drop")!, message.id)
           assert.strictEqual(late.data?.content, `Already reviewed by ${winner}.`)
-          yield* eventually(() => recorder.dms.find((d) => d.content === "Panel on Sandbox One: accepted"))
+          yield* eventuallyEffect(Effect.map(dmsTo(bob.userId), (ds) => ds.find((d) => d.body.content === "Panel on Sandbox One: accepted")))
         }))
 
       it.effect("an answer cut to 1,024 in the embed: the whole submission attached as a text file", () =>
@@ -199,8 +209,13 @@ for (const kind of dbKinds) {
           const field = (message.body.embeds as ReadonlyArray<{ fields: ReadonlyArray<{ value: string }> }>)[0]!.fields[0]!
           assert.strictEqual([...field.value].length, 1024)
           assert.isTrue(field.value.endsWith("…"))
-          assert.deepStrictEqual(message.body.attachments, [{ id: 0, filename: `submission-${id}.txt` }])
-          assert.include(message.body.files?.[0]?.content, essay)
+          assert.deepStrictEqual(message.body.attachments, [`submission-${id}.txt`])
+          // The file as a member opens it: the message read as the bot, its attachment's url fetched.
+          const read = yield* raw({ headers: { authorization: `Bot ${BOT1_TOKEN}` } }, `/sandbox/discord/api/v10/channels/${REVIEW_CHANNEL}/messages/${message.id}`)
+          const [attachment] = (yield* json(read)).attachments as ReadonlyArray<{ filename: string; url: string }>
+          assert.strictEqual(attachment?.filename, `submission-${id}.txt`)
+          const file = yield* Effect.promise(() => fetch(attachment!.url).then((r) => r.text()))
+          assert.include(file, essay)
         }))
 
       it.effect("hostile input: answers over the limits, other members' drafts, no draft, unknown components — refused, nothing stored", () =>
@@ -243,6 +258,10 @@ for (const kind of dbKinds) {
           // The member's own answers, within the limits, still go through.
           const ok = yield* asBob.submit(modal, { [name!]: "x".repeat(20), [team!]: ["1"] })
           assert.include(ok.data?.content, "Submitted")
+          const taken = (yield* repo.list(formId, { offset: 0, limit: 5 })).submissions
+          assert.strictEqual(taken.length, 1)
+          const posted = yield* reviewMessage(taken[0]!.id)
+          assert.deepStrictEqual(posted.body.embeds![0].fields.map((f: { value: string }) => f.value), ["x".repeat(20), "Blue"])
         }))
     }
   )

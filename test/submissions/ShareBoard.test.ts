@@ -15,7 +15,8 @@ import { TestApp } from "../utils/TestApp.ts"
 import { bob, createForm } from "./FlowHelpers.ts"
 import { waitForKeys } from "./InteractionClient.ts"
 import { BOARD_ANSWERS, BOARD_STEPS, ROADMAP, SECRET } from "./ShareBoardFixtures.ts"
-import { channelMessages, fillText, pass, sandboxSigner, settled, twinBoard, twinCards } from "./ShareHelpers.ts"
+import { channelMessages, fillText, pass, settled, twinBoard, twinCards } from "./ShareHelpers.ts"
+import { sandboxSigner } from "./InteractionSigner.ts"
 import type { TwinCard } from "./ShareHelpers.ts"
 
 const FWD = channelId(1, CHANNEL_INDEX.text2)

@@ -18,7 +18,8 @@ import { alice, bob, carol, createForm, mod } from "./FlowHelpers.ts"
 import type { As } from "./InteractionClient.ts"
 import { waitForKeys } from "./InteractionClient.ts"
 import { APPLICATIONS, BOARD_ANSWERS, BOARD_STEPS, ROADMAP } from "./ShareBoardFixtures.ts"
-import { channelMessages, fillText, pass, sandboxCall, sandboxSigner, settled, twinCards } from "./ShareHelpers.ts"
+import { channelMessages, fillText, pass, sandboxCall, settled, twinCards } from "./ShareHelpers.ts"
+import { sandboxSigner } from "./InteractionSigner.ts"
 
 const FWD = channelId(1, CHANNEL_INDEX.text2)
 

@@ -15,7 +15,8 @@ import { dbKinds } from "../utils/Db.ts"
 import { TestApp } from "../utils/TestApp.ts"
 import { bob, carol, createForm, mod } from "./FlowHelpers.ts"
 import { waitForKeys } from "./InteractionClient.ts"
-import { channelFault, channelMessages, fillText, pass, reviewPosted, sandboxSigner, settled } from "./ShareHelpers.ts"
+import { channelFault, channelMessages, fillText, pass, reviewPosted, settled } from "./ShareHelpers.ts"
+import { sandboxSigner } from "./InteractionSigner.ts"
 
 const FWD = channelId(1, CHANNEL_INDEX.text2)
 const NEWS = channelId(1, CHANNEL_INDEX.news)

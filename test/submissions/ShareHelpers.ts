@@ -5,8 +5,6 @@
  */
 import { call } from "../api/SubmissionsHttpFixtures.ts"
 import { Effect } from "effect"
-import { publicKeyHex, signInteraction } from "../../src/sandbox/interactions/BotKeys.ts"
-import { BOT1_ID } from "../../src/sandbox/seed/Ids.ts"
 import { makeReviewDecision } from "../../src/layers/submissions/ReviewDecision.ts"
 import { SubmissionsRepo } from "../../src/services/submissions/SubmissionsRepo.ts"
 import type { Submission } from "../../src/services/submissions/SubmissionsRepo.ts"
@@ -14,16 +12,7 @@ import { member } from "./FlowHelpers.ts"
 import type { As } from "./InteractionClient.ts"
 import { buttonsOf, inputsOf } from "./InteractionClient.ts"
 import type { Signer } from "./InteractionSigner.ts"
-
-/** BOT1's interactions as the sandbox platform signs them. */
-export const sandboxSigner: Signer = {
-  publicKeyHex: publicKeyHex(BOT1_ID),
-  privateKey: undefined as never,
-  headers: (body, timestamp = String(Math.floor(Date.now() / 1000))) => ({
-    "x-signature-ed25519": signInteraction(BOT1_ID, timestamp, typeof body === "string" ? body : Buffer.from(body).toString("utf8")),
-    "x-signature-timestamp": timestamp
-  })
-}
+import { sandboxSigner } from "./InteractionSigner.ts"
 
 /** A sandbox route, unsigned (the submissions tests' `call`), its JSON body as `json`. */
 export const sandboxCall = (method: string, path: string, body?: unknown) =>

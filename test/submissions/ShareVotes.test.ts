@@ -16,7 +16,8 @@ import { TestApp } from "../utils/TestApp.ts"
 import { bob, carol, createForm, member } from "./FlowHelpers.ts"
 import type { As } from "./InteractionClient.ts"
 import { buttonsOf, waitForKeys } from "./InteractionClient.ts"
-import { channelMessages, fillText, pass, sandboxSigner, settled } from "./ShareHelpers.ts"
+import { channelMessages, fillText, pass, settled } from "./ShareHelpers.ts"
+import { sandboxSigner } from "./InteractionSigner.ts"
 
 const FWD = channelId(1, CHANNEL_INDEX.text2)
 const FWD_NEWS = channelId(1, CHANNEL_INDEX.news)

@@ -30,7 +30,6 @@ import { ReadinessMemory } from "../layers/ReadinessMemory.ts"
 import { TokenStoreMemory } from "../layers/TokenStoreMemory.ts"
 import { SubmissionsAdminMemory } from "../layers/SubmissionsAdminMemory.ts"
 import { SubmissionsMemory } from "../submissions/SubmissionsMemory.ts"
-import type { ChatPlatform } from "../../src/services/platform/ChatPlatform.ts"
 import type { DbKind } from "./Db.ts"
 import { testDb } from "./Db.ts"
 
@@ -118,8 +117,6 @@ const jobsDb = (kind: DbKind): [Layer.Layer<SqlClient.SqlClient, unknown>, JobEn
 export interface TestAppOptions {
   readonly capabilities: "memory" | { readonly db: DbKind }
   readonly config?: Partial<AppConfigShape>
-  /** Live capabilities only: the chat platform decorated (what the sandbox does not serve yet). */
-  readonly patchChat?: Layer.Layer<ChatPlatform, never, ChatPlatform>
 }
 
 export class TestApp extends Context.Service<TestApp, {
@@ -134,7 +131,7 @@ export class TestApp extends Context.Service<TestApp, {
       const config = testAppConfig(port, options.capabilities === "memory" ? { role: "api", ...options.config } : options.config)
       const capabilities = options.capabilities === "memory"
         ? memoryCapabilities(config)
-        : liveCapabilities(config, SandboxMode.of(config), parseKeyring(generateKey()), ...jobsDb(options.capabilities.db), options.patchChat)
+        : liveCapabilities(config, SandboxMode.of(config), parseKeyring(generateKey()), ...jobsDb(options.capabilities.db))
       return makeApp(config, SandboxMode.of(config), capabilities as Layer.Layer<Capabilities, unknown>).pipe(
         Layer.merge(Layer.succeed(TestApp, TestApp.of({ url: config.publicUrl, config }))),
         // The access log and start-up lines would drown the test output.

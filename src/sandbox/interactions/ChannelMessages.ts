@@ -105,7 +105,7 @@ export const channelRoutes = (store: DiscordStore): ReadonlyArray<Route> => [
     Effect.gen(function*() {
       const bot = botOf(ctx)
       if (bot === undefined) return Errors.unauthorized()
-      const read = yield* readBody(ctx.request)
+      const read = yield* readBody(store, ctx.request)
       const recipient = read.ok ? read.body["recipient_id"] : undefined
       const user = typeof recipient === "string" ? findUser(recipient) : undefined
       if (user === undefined) return discordError(400, "Invalid Recipient(s)", 50033)
@@ -124,7 +124,7 @@ export const channelRoutes = (store: DiscordStore): ReadonlyArray<Route> => [
       if (place.kind === "dm" && closedDm(store, bot, place.userId)) {
         return discordError(403, "Cannot send messages to this user", 50007)
       }
-      const read = yield* readBody(ctx.request)
+      const read = yield* readBody(store, ctx.request)
       if (!read.ok) return read.error
       const refused = checkNewMessage(read.body, "MessageCreateRequest")
       if (refused !== undefined) return refused
@@ -177,7 +177,7 @@ export const channelRoutes = (store: DiscordStore): ReadonlyArray<Route> => [
       const message = findMessage(store, ctx)
       if (message === undefined) return unknownMessage()
       if (message.botId !== bot.id) return discordError(403, "Cannot edit a message authored by another user", 50005)
-      const read = yield* readBody(ctx.request)
+      const read = yield* readBody(store, ctx.request)
       if (!read.ok) return read.error
       const refused = checkEdit(read.body, "MessageEditRequestPartial")
       if (refused !== undefined) return refused

@@ -20,6 +20,7 @@ export const CONTROL_ROUTES: ReadonlyArray<{ readonly method: string; readonly p
   { method: "GET", path: "/sandbox/discord/messages", purpose: "webhook and bot messages (filter webhook_id, channel_id), latest body and earlier edits" },
   { method: "DELETE", path: "/sandbox/discord/messages", purpose: "empty the channel message inbox" },
   { method: "GET", path: "/sandbox/discord/dms", purpose: "direct messages the bots sent (filter user_id)" },
+  { method: "GET", path: "/sandbox/discord/attachments/{channel_id}/{attachment_id}/{filename}", purpose: "a file attached to a bot's message: its attachment's url, as Discord's CDN serves it" },
   {
     method: "POST",
     path: "/sandbox/discord/interactions",

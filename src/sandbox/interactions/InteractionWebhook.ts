@@ -105,7 +105,7 @@ export const interactionFollowup = (store: DiscordStore, ctx: DiscordContext) =>
   return Effect.gen(function*() {
     const record = live(store, ctx, "id")
     if (record === undefined) return unknownWebhook()
-    const read = yield* readBody(ctx.request)
+    const read = yield* readBody(store, ctx.request)
     if (!read.ok) return read.error
     const refused = checkNewMessage(read.body, "IncomingWebhookRequestPartial")
     if (refused !== undefined) return refused
@@ -137,7 +137,7 @@ const messageRoutes = (store: DiscordStore, which: "@original" | "{message_id}",
         if (record === undefined) return unknownWebhook()
         const message = find(store, record, ctx)
         if (message === undefined) return unknownMessage()
-        const read = yield* readBody(ctx.request)
+        const read = yield* readBody(store, ctx.request)
         if (!read.ok) return read.error
         const refused = checkEdit(read.body, "IncomingWebhookUpdateRequestPartial")
         return refused ?? editMessage(ctx, record, message, read.body, `edit_${kind}`)
@@ -161,7 +161,7 @@ export const interactionRoutes = (store: DiscordStore): ReadonlyArray<Route> => 
       if (record === undefined || record.id !== ctx.params["interaction_id"]) return unknownInteraction()
       if (record.invalid || ctx.now - record.createdAt > ANSWER_DEADLINE_MS) return unknownInteraction()
       if (record.callbackType !== undefined) return discordError(400, "Interaction has already been acknowledged.", 40060)
-      const read = yield* readBody(ctx.request)
+      const read = yield* readBody(store, ctx.request)
       if (!read.ok) return read.error
       const problems = answerProblems(record.type, record.messageId !== undefined, read.body)
       if (problems.length > 0) return invalidFormBody(problems)

@@ -1,6 +1,7 @@
 /**
  * A message body as the platform reads it: JSON, or multipart/form-data with `payload_json` and
- * `files[n]` (the files' names and sizes are kept as its attachments); checked against the request
+ * `files[n]` (each file an attachment with an id of its own, a snowflake as on Discord, its bytes
+ * kept for its URL: Attachments.ts; `attachments[].id` of the payload names the n of `files[n]`); checked against the request
  * schema of openapi.json for its route, refused like Discord (400 50035 "Invalid Form Body" with the
  * problems under `errors`, 50006 for an empty message).
  */
@@ -8,9 +9,11 @@ import { Effect } from "effect"
 import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { checkSchema } from "../DiscordSchemaCheck.ts"
 import { discordError, Errors } from "../DiscordHttp.ts"
+import type { DiscordStore } from "../DiscordState.ts"
 import { checkMessage } from "../DiscordMessage.ts"
 import { REQUEST_SCHEMAS } from "./RequestSchemas.ts"
 import type { Body } from "./State.ts"
+import { interactionsOf } from "./State.ts"
 
 export type Read =
   | { readonly ok: true; readonly body: Body }
@@ -35,8 +38,8 @@ const errorTree = (problems: ReadonlyArray<string>): Record<string, unknown> => 
 export const invalidFormBody = (problems: ReadonlyArray<string>) =>
   discordError(400, "Invalid Form Body", 50035, { errors: errorTree(problems) })
 
-/** The JSON body, or a multipart upload's `payload_json` with its files as `attachments`. */
-export const readBody = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Read> => {
+/** The JSON body, or a multipart upload's `payload_json` with its files as `attachments` (their bytes kept in `store`). */
+export const readBody = (store: DiscordStore, request: HttpServerRequest.HttpServerRequest): Effect.Effect<Read> => {
   const type = request.headers["content-type"] ?? ""
   if (!type.startsWith("multipart/form-data")) {
     return request.json.pipe(
@@ -45,25 +48,30 @@ export const readBody = (request: HttpServerRequest.HttpServerRequest): Effect.E
     )
   }
   return request.arrayBuffer.pipe(
-    Effect.flatMap((buffer) => Effect.tryPromise(() => new Response(buffer, { headers: { "content-type": type } }).formData())),
-    Effect.map((form): Read => {
-      const payload = form.get("payload_json")
+    Effect.flatMap((buffer) =>
+      Effect.tryPromise(async () => {
+        const form = await new Response(buffer, { headers: { "content-type": type } }).formData()
+        const files: Array<{ index: string; filename: string; bytes: Uint8Array }> = []
+        for (const [key, value] of form.entries()) {
+          const index = /^files\[(\d+)\]$/.exec(key)?.[1]
+          if (index !== undefined && typeof value !== "string") files.push({ index, filename: value.name, bytes: new Uint8Array(await value.arrayBuffer()) })
+        }
+        return { payload: form.get("payload_json"), files }
+      })
+    ),
+    Effect.map(({ files, payload }): Read => {
       const body: unknown = typeof payload === "string" ? JSON.parse(payload) : {}
       if (!isObject(body)) return { ok: false, error: Errors.invalidJson() }
-      const files: Array<{ id: string; filename: string; size: number }> = []
-      form.forEach((value, key) => {
-        const index = /^files\[(\d+)\]$/.exec(key)?.[1]
-        if (index !== undefined && typeof value !== "string") files.push({ id: index, filename: value.name, size: value.size })
-      })
       if (files.length === 0) return { ok: true, body }
       const described = Array.isArray(body["attachments"]) ? body["attachments"].filter(isObject) : []
-      return {
-        ok: true,
-        body: {
-          ...body,
-          attachments: files.map((f) => ({ ...described.find((d) => String(d["id"]) === f.id), ...f }))
-        }
-      }
+      const state = interactionsOf(store)
+      const attachments = files.map((f) => {
+        // The platform gives each uploaded file its own id; the payload's id only named its files[n].
+        const id = state.nextId("39")
+        state.files.set(id, f.bytes)
+        return { ...described.find((d) => String(d["id"]) === f.index), id, filename: f.filename, size: f.bytes.byteLength }
+      })
+      return { ok: true, body: { ...body, attachments } }
     }),
     Effect.catch(() => Effect.succeed<Read>({ ok: false, error: Errors.invalidJson() }))
   )

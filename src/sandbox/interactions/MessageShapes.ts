@@ -69,6 +69,13 @@ export const attachmentsOf = (body: Body): ReadonlyArray<StoredAttachment> =>
       : []
   )
 
+/** An attachment's media type, as its attachment object and its URL give it. */
+export const contentTypeOf = (filename: string): string => filename.endsWith(".txt") ? "text/plain; charset=utf-8" : "application/octet-stream"
+
+/** Where an attachment's file is served (Discord: `https://cdn.discordapp.com/attachments/{channel_id}/{attachment_id}/{filename}`). */
+export const attachmentUrl = (origin: string, channelId: string, a: StoredAttachment): string =>
+  `${origin}/sandbox/discord/attachments/${channelId}/${a.id}/${encodeURIComponent(a.filename)}`
+
 /** The nonce the message was created with, echoed as Discord does (absent when none was sent). */
 const nonceOf = (body: Body) =>
   typeof body["nonce"] === "string" || typeof body["nonce"] === "number" ? { nonce: body["nonce"] } : {}
@@ -88,9 +95,9 @@ export const messageResponse = (m: BotMessage, bot: SeedBot, origin: string) => 
       id: a.id,
       filename: a.filename,
       size: a.size,
-      url: `${origin}/sandbox/discord/attachments/${m.channelId}/${a.id}/${encodeURIComponent(a.filename)}`,
-      proxy_url: `${origin}/sandbox/discord/attachments/${m.channelId}/${a.id}/${encodeURIComponent(a.filename)}`,
-      content_type: a.filename.endsWith(".txt") ? "text/plain; charset=utf-8" : "application/octet-stream"
+      url: attachmentUrl(origin, m.channelId, a),
+      proxy_url: attachmentUrl(origin, m.channelId, a),
+      content_type: contentTypeOf(a.filename)
     })),
     embeds: embedsOut(body["embeds"]),
     ...mentionsOf(body, m.guildId),

@@ -2,7 +2,7 @@
  * What the sandbox platform remembers for bots that take interactions: the messages bots post
  * (channel and direct messages, interaction responses and follow-ups, with every version), the
  * applications' commands, the interactions sent (by token), each member's open modal, the DM
- * channels opened and the users whose DMs are closed. Kept beside one sandbox's `DiscordStore`, so
+ * channels opened, the users whose DMs are closed and the files attached. Kept beside one sandbox's `DiscordStore`, so
  * two sandboxes never share it.
  */
 import type { DiscordStore } from "../DiscordState.ts"
@@ -77,7 +77,9 @@ export interface InteractionsState {
   readonly dmChannels: Map<string, { readonly userId: string; readonly botId: string }>
   /** User id → how many more DM posts are refused with 50007 (Infinity: until faults are cleared). */
   readonly closedDms: Map<string, number>
-  nextId: (prefix: "37" | "38") => string
+  /** Attachment id → the uploaded file's bytes (served at the attachment's URL, Attachments.ts). */
+  readonly files: Map<string, Uint8Array>
+  nextId: (prefix: "37" | "38" | "39") => string
 }
 
 const states = new WeakMap<DiscordStore, InteractionsState>()
@@ -94,7 +96,8 @@ export const interactionsOf = (store: DiscordStore): InteractionsState => {
     modals: new Map(),
     dmChannels: new Map(),
     closedDms: new Map(),
-    // 37… interactions, 38… commands (store.nextId gives 34… webhooks and 35… messages).
+    files: new Map(),
+    // 37… interactions, 38… commands, 39… attachments (store.nextId gives 34… webhooks and 35… messages).
     nextId: (prefix) => `${prefix}${(sequence += 1n).toString().padStart(16, "0")}`
   }
   states.set(store, state)
