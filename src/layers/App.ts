@@ -66,7 +66,6 @@ import { DeliveryEngineLive, DeliveryWorkerLive } from "./delivery/DeliveryJobs.
 import { DatabaseLive } from "./infra/Database.ts"
 import { pushLayers, PushRoutes, PushWorker } from "./push/PushLive.ts"
 import { ChatPlatformDiscord } from "./platform/discord/ChatPlatformDiscord.ts"
-import type { ChatPlatform } from "../services/platform/ChatPlatform.ts"
 import { InteractionsRoute } from "../http/submissions/InteractionsRoute.ts"
 import { SubmissionsSettings } from "../services/submissions/SubmissionsSettings.ts"
 import { BotApplicationsSql } from "./submissions/BotApplicationsSql.ts"
@@ -134,13 +133,11 @@ export const liveCapabilities = (
     applicationName: `gateway-${config.role}`
   }),
   /** The job engine's own settings (tests: a pg-boss schema per suite on a shared PostgreSQL, quicker polling). */
-  jobOptions: JobEnginePgBossOptions = {},
-  /** Tests: the chat platform decorated (what the sandbox does not serve yet). */
-  patchChat?: Layer.Layer<ChatPlatform, never, ChatPlatform>
+  jobOptions: JobEnginePgBossOptions = {}
 ) => {
   const counted = counters(config, mode)
   const limiter = counted.limiter
-  const chat = patchChat === undefined ? counted.chat : patchChat.pipe(Layer.provide(counted.chat))
+  const chat = counted.chat
   const cipher = Cipher.layer(keyring)
   const sql = Layer.mergeAll(
     tokenStore(config),
