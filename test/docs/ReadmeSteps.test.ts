@@ -23,6 +23,16 @@ describe("blockSteps", () => {
     ])
   })
 
+  it("keeps a function's body (name() { … }) as one command; a one-line function stays one line", () => {
+    const block = "signin() {\n  local a\n  curl -s \"$1\"\n}\nTOKEN=$(signin x)\nbutton() { jq -r .id; }\necho ok\n# → ok\n"
+    assert.deepStrictEqual(blockSteps(block), [
+      { command: "signin() {\n  local a\n  curl -s \"$1\"\n}" },
+      { command: "TOKEN=$(signin x)" },
+      { command: "button() { jq -r .id; }" },
+      { command: "echo ok", shown: "ok" }
+    ])
+  })
+
   it("refuses a # → that follows no command", () => {
     assert.throws(() => blockSteps("# → nothing\n"), /follows no command/)
   })

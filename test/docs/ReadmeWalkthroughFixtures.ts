@@ -1,5 +1,7 @@
 /** Reading the README's walkthroughs: the ```sh blocks of a section, cut into commands and what each is shown to answer. */
 
+import { spawn } from "node:child_process"
+
 export interface Step {
   /** One command as pasted (continuation lines joined by their backslash-newlines, kept as written). */
   readonly command: string
@@ -50,7 +52,11 @@ export const blockSteps = (block: string): ReadonlyArray<Step> => {
       last.shown = shown
     } else if (line.trim() !== "" && !line.startsWith("#")) {
       let command = line
-      while ((command.endsWith("\\") || inQuote(command)) && i + 1 < lines.length) command += `\n${lines[++i]!}`
+      // A function's body (`name() {` … `}`) is one command, as bash reads it.
+      const body = /\(\)\s*\{\s*$/.test(line)
+      while ((command.endsWith("\\") || inQuote(command) || (body && !/^\}\s*$/.test(command.split("\n").at(-1)!))) && i + 1 < lines.length) {
+        command += `\n${lines[++i]!}`
+      }
       steps.push({ command })
     }
   }
@@ -79,3 +85,23 @@ export const matchesShown = (shown: string, output: string): boolean => {
   const last = pieces.at(-1)!
   return last === "" || output.endsWith(last)
 }
+
+/** Runs the script with bash; each step's output (stdout and stderr) by its marker. */
+export const runBash = (script: string, timeoutMs: number, cwd: string) =>
+  new Promise<{ outputs: Map<number, string>; all: string; code: number | null }>((resolve) => {
+    const child = spawn("bash", ["-s"], { cwd, stdio: ["pipe", "pipe", "pipe"] })
+    let all = ""
+    child.stdout.setEncoding("utf8").on("data", (c: string) => all += c)
+    child.stderr.setEncoding("utf8").on("data", (c: string) => all += c)
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs)
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      const outputs = new Map<number, string>()
+      for (const part of all.split("\n@@step ").slice(1)) {
+        const eol = part.indexOf("\n")
+        outputs.set(Number(part.slice(0, eol)), part.slice(eol + 1))
+      }
+      resolve({ outputs, all, code })
+    })
+    child.stdin.end(script)
+  })

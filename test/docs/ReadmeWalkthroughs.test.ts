@@ -8,13 +8,12 @@
  * Each `# →` comment is checked against what its command printed (`…` stands for anything).
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { freePort } from "../utils/TestApp.ts"
 import { childProcesses } from "../utils/ChildProcesses.ts"
 import { cleanEnv, ROOT, sharedBundle, waitReady } from "../process/SpawnFixtures.ts"
-import { matchesShown, walkthroughSteps } from "./ReadmeWalkthroughFixtures.ts"
+import { matchesShown, runBash, walkthroughSteps } from "./ReadmeWalkthroughFixtures.ts"
 
 const processes = childProcesses()
 const UA = { "user-agent": "readme-walkthrough-test" }
@@ -52,26 +51,6 @@ const signInAsAlice = async (loginUrl: string): Promise<string> => {
   return code!
 }
 
-/** Runs the script with bash; each step's output (stdout and stderr) by its marker. */
-const runBash = (script: string, timeoutMs: number) =>
-  new Promise<{ outputs: Map<number, string>; all: string; code: number | null }>((resolve) => {
-    const child = spawn("bash", ["-s"], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] })
-    let all = ""
-    child.stdout.setEncoding("utf8").on("data", (c: string) => all += c)
-    child.stderr.setEncoding("utf8").on("data", (c: string) => all += c)
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs)
-    child.once("exit", (code) => {
-      clearTimeout(timer)
-      const outputs = new Map<number, string>()
-      for (const part of all.split("\n@@step ").slice(1)) {
-        const eol = part.indexOf("\n")
-        outputs.set(Number(part.slice(0, eol)), part.slice(eol + 1))
-      }
-      resolve({ outputs, all, code })
-    })
-    child.stdin.end(script)
-  })
-
 describe("README walkthroughs", () => {
   it("run as pasted and answer what the README shows", async () => {
     const readme = readFileSync(join(ROOT, "README.md"), "utf8")
@@ -87,7 +66,7 @@ describe("README walkthroughs", () => {
       return `printf '\\n@@step ${i}\\n'\n${command}`
     }).join("\n") + "\nprintf '\\n@@step end\\n'\n"
     assert.deepStrictEqual(substituted, { gateway: 1, code: 1 }, "exactly the GATEWAY= and CODE= lines are replaced")
-    const { outputs, all, code: exit } = await runBash(script, 100_000)
+    const { outputs, all, code: exit } = await runBash(script, 100_000, ROOT)
     assert.isTrue(all.includes("\n@@step end\n"), `every command ran to the end (exit ${exit}):\n${all}`)
     const checked = steps.flatMap((step, i) => step.shown === undefined ? [] : [{ step, output: (outputs.get(i) ?? "").trim() }])
     assert.isAtLeast(checked.length, 15, "the walkthroughs show what their commands answer")
