@@ -1,8 +1,8 @@
 /** The form fields the editors share: a labelled field with its hint and its errors from the envelope. */
 import { h } from "preact"
 import type { ComponentChildren, RefObject } from "preact"
-import { useEffect, useRef } from "preact/hooks"
-import type { FieldProblem } from "./problems.ts"
+import { useEffect, useRef, useState } from "preact/hooks"
+import type { Failure, FieldProblem } from "./problems.ts"
 import { withoutPath } from "./problems.ts"
 import { setGuard } from "./router.ts"
 
@@ -81,4 +81,25 @@ export const useSaveGuards = (what: "form" | "feed", failure: unknown, dirty: bo
     return () => setGuard(undefined)
   }, [dirty])
   return summary
+}
+
+/**
+ * A refused save's problems and failure, as an editor holds them. `fixed(...paths)`: the edited
+ * fields' errors go at once; when none is left, so does the summary (the next save checks again).
+ * Updates are functional, so several fields fixed by one edit each take their own errors away.
+ */
+export const useProblems = (known: ReadonlySet<string>) => {
+  const [state, setState] = useState<{ readonly problems: ReadonlyArray<FieldProblem>; readonly failure: Failure | undefined }>({ problems: [], failure: undefined })
+  const fixed = (...paths: ReadonlyArray<string>) =>
+    setState((s) => {
+      const left = s.problems.filter((p) => p.path === undefined || !paths.includes(fieldOf(p.path, known) ?? ""))
+      return left.length === s.problems.length ? s : { problems: left, failure: left.length === 0 ? undefined : s.failure }
+    })
+  return {
+    problems: state.problems,
+    failure: state.failure,
+    setProblems: (problems: ReadonlyArray<FieldProblem>) => setState((s) => ({ ...s, problems })),
+    setFailure: (failure: Failure | undefined) => setState((s) => ({ ...s, failure })),
+    fixed
+  }
 }

@@ -31,7 +31,8 @@ const securityHeaders = (iconHost: string | undefined) => ({
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self' 'unsafe-inline'",
-    `img-src 'self' data:${iconHost === undefined ? "" : ` ${iconHost}`}`,
+    // https: a feed's message shows its images (embed image and thumbnail, avatar) from the sources' hosts, as the platform does.
+    `img-src 'self' data: https:${iconHost === undefined ? "" : ` ${iconHost}`}`,
     "connect-src 'self'",
     "object-src 'none'",
     "base-uri 'none'",

@@ -11,8 +11,7 @@ import { carry, crumbsOf, feedName, feedParams, group, MODULE_LABEL, paramsOf, s
 import { FeedSummary } from "./feedInsight.ts"
 import type { DraftOptions } from "./feedOptions.ts"
 import { draftOf, optionKeys, OptionsFields, optionsBody } from "./feedOptions.ts"
-import { ErrorText, errorsOf, Field, idOf, invalid, SaveProblems, useSaveGuards, valueOf } from "../fields.ts"
-import type { Failure, FieldProblem } from "../problems.ts"
+import { ErrorText, errorsOf, Field, idOf, invalid, SaveProblems, useProblems, useSaveGuards, valueOf } from "../fields.ts"
 import { navigate } from "../router.ts"
 import { call } from "../session.ts"
 import { Page, show, StatusLine, useLoad } from "../ui.ts"
@@ -83,15 +82,15 @@ const Editor = (props: {
   const [url, setUrl] = useState("")
   const [options, setOptions] = useState<DraftOptions>(() => draftOf(m, (feed?.webhook_options ?? {}) as Record<string, unknown>))
   const [saved, setSaved] = useState(options)
-  const [problems, setProblems] = useState<ReadonlyArray<FieldProblem>>([])
-  const [failure, setFailure] = useState<Failure | undefined>(undefined)
   const [busy, setBusy] = useState(false)
   const [status, setStatus] = useState(takeCarried)
   const dirty = JSON.stringify(options) !== JSON.stringify(saved) || (creating && (identifier !== "" || url !== ""))
-  const summary = useSaveGuards("feed", failure, dirty)
 
   const known = new Set<string>(["feed_identifier", "webhook_channel", "webhook_url", "webhook_options", ...optionKeys(m).map((k) => `webhook_options.${k}`)])
+  // An edit clears that field's error (the webhook's two fields share "one of them is required").
+  const { problems, setProblems, failure, setFailure, fixed } = useProblems(known)
   const errors = errorsOf(problems, known)
+  const summary = useSaveGuards("feed", failure, dirty)
   const save = async (event: Event) => {
     event.preventDefault()
     setBusy(true)
@@ -132,27 +131,53 @@ const Editor = (props: {
           h("h2", { id: "sec-source" }, "Source"),
           isLookupModule(m) ? h(UserLookupField, { bot: props.bot, server: props.server, module: m, found: setIdentifier }) : null,
           h(Field, { path: "feed_identifier", label: IDENTIFIER[m].label, hint: IDENTIFIER[m].hint, errors },
-            h("input", { id: idOf("feed_identifier"), type: m === "rss" ? "url" : "text", maxLength: 2048, value: identifier, ...invalid("feed_identifier", errors), onInput: (e: Event) => setIdentifier(valueOf(e)) })))
+            h("input", { id: idOf("feed_identifier"), type: m === "rss" ? "url" : "text", maxLength: 2048, value: identifier, ...invalid("feed_identifier", errors), onInput: (e: Event) => {
+              fixed("feed_identifier")
+              setIdentifier(valueOf(e))
+            } })))
         : null,
       creating
         ? h("section", { "aria-labelledby": "sec-webhook" },
           h("h2", { id: "sec-webhook" }, "Where to post"),
           h("fieldset", { class: "checks" },
             h("legend", null, "Post through"),
-            h("label", { class: "check" }, h("input", { type: "radio", name: "target", checked: target === "channel", onChange: () => setTarget("channel") }), " A channel (the bot finds or creates its webhook)"),
-            h("label", { class: "check" }, h("input", { type: "radio", name: "target", checked: target === "url", onChange: () => setTarget("url") }), " An existing webhook's URL")),
+            h("label", { class: "check" }, h("input", { type: "radio", name: "target", checked: target === "channel", onChange: () => {
+              fixed("webhook_channel", "webhook_url")
+              setTarget("channel")
+            } }), " A channel (the bot finds or creates its webhook)"),
+            h("label", { class: "check" }, h("input", { type: "radio", name: "target", checked: target === "url", onChange: () => {
+              fixed("webhook_channel", "webhook_url")
+              setTarget("url")
+            } }), " An existing webhook's URL")),
           target === "channel"
             ? h(Field, { path: "webhook_channel", label: "Channel", errors },
-              h("select", { id: idOf("webhook_channel"), value: channel, ...invalid("webhook_channel", errors), onChange: (e: Event) => setChannel(valueOf(e)) },
+              h("select", { id: idOf("webhook_channel"), value: channel, ...invalid("webhook_channel", errors), onChange: (e: Event) => {
+                fixed("webhook_channel", "webhook_url")
+                setChannel(valueOf(e))
+              } },
                 ...postable.map((c) => h("option", { key: c.id, value: c.id }, `#${c.name}`))))
             : h(Field, { path: "webhook_url", label: "Webhook URL", hint: "It holds the webhook's secret: it is sent to the gateway only, never shown again.", errors },
-              h("input", { id: idOf("webhook_url"), type: "url", autocomplete: "off", spellcheck: false, maxLength: 2048, value: url, ...invalid("webhook_url", errors), onInput: (e: Event) => setUrl(valueOf(e)) })))
+              h("input", { id: idOf("webhook_url"), type: "url", autocomplete: "off", spellcheck: false, maxLength: 2048, value: url, ...invalid("webhook_url", errors), onInput: (e: Event) => {
+                fixed("webhook_channel", "webhook_url")
+                setUrl(valueOf(e))
+              } })))
         : null,
       h("section", { "aria-labelledby": "sec-options" },
         h("h2", { id: "sec-options" }, "Options"),
         h("p", { class: "hint" }, `Only the options of the ${MODULE_LABEL[m]} module; each starts at its default.`),
         h(ErrorText, { path: "webhook_options", errors }),
-        h(OptionsFields, { module: m, draft: options, set: (k, v) => setOptions((d) => ({ ...d, [k]: v })), errors, bot: props.bot, server: props.server })),
+        h(OptionsFields, {
+          module: m,
+          draft: options,
+          set: (k, v) => {
+            fixed(`webhook_options.${k}`)
+            setOptions((d) => ({ ...d, [k]: v }))
+          },
+          errors,
+          bot: props.bot,
+          server: props.server,
+          roles: server.roles.filter((r) => r.id !== server.id)
+        })),
       h(StatusLine, { text: status }),
       h("div", { class: "form-actions" },
         h("button", { type: "submit", disabled: busy }, busy ? "Saving…" : creating ? "Create the feed" : "Save the options"),

@@ -5,8 +5,10 @@
 import { h } from "preact"
 import { useState } from "preact/hooks"
 import { Effect, Result } from "effect"
-import type { Feed, FeedModuleName, FeedStatus, Server } from "../../http/client.ts"
+import type { Feed, FeedModuleName, FeedStatus, Server, TestMessageResult } from "../../http/client.ts"
 import { carry, channelName, crumbsOf, feedName, feedParams, group, MODULE_LABEL, serverBase, StatusBadge } from "./feedCommon.ts"
+import { loadPreview, PreviewItems, settingOf, TestMessage } from "./feedMessages.ts"
+import type { TestSent } from "./feedMessages.ts"
 import type { Failure } from "../problems.ts"
 import { navigate } from "../router.ts"
 import { call } from "../session.ts"
@@ -27,15 +29,22 @@ export const FeedSummary = (props: {
   const [said, setSaid] = useState("")
   const [failure, setFailure] = useState<Failure | undefined>(undefined)
   const [busy, setBusy] = useState(false)
+  const [sent, setSent] = useState<TestSent | undefined>(undefined)
   const fp = feedParams(props.bot, props.serverId, props.feed.id)
   const act = async (what: "test" | "refresh") => {
     setBusy(true)
     setSaid("")
     setFailure(undefined)
     const answer = await call((c) => what === "test" ? group(c, props.module).test({ params: fp }) : group(c, props.module).refresh({ params: fp }))
-    setBusy(false)
     if (Result.isFailure(answer)) setFailure(answer.failure)
-    else setSaid(what === "test" ? "Sent a test message with the source's newest item." : "The source is being polled now; new items follow in the delivery log.")
+    else if (what === "refresh") setSaid("The source is being polled now; new items follow in the delivery log.")
+    else {
+      setSaid("Sent a test message with the source's newest item.")
+      const messageId = (answer.success as TestMessageResult).message_id
+      const shown = await call((c) => group(c, props.module).preview({ params: fp }))
+      setSent({ messageId, shown: Result.isFailure(shown) ? { failure: shown.failure } : { item: shown.success.items[0] } })
+    }
+    setBusy(false)
   }
   const remove = async () => {
     if (!confirm(`Delete the ${MODULE_LABEL[props.module]} feed “${feedName(props.feed)}”? It stops posting at once.`)) return
@@ -64,7 +73,8 @@ export const FeedSummary = (props: {
       h("button", { type: "button", class: "secondary", onClick: props.reload }, "Reload the status"),
       h("button", { type: "button", class: "danger", onClick: () => void remove() }, "Delete the feed")),
     h(StatusLine, { text: said }),
-    failure === undefined ? null : h(ErrorBox, { failure }))
+    failure === undefined ? null : h(ErrorBox, { failure }),
+    sent === undefined ? null : h(TestMessage, { sent, setting: settingOf(props.feed, props.server) }))
 }
 
 const insightPage = (props: { readonly bot: string; readonly server: string; readonly module: FeedModuleName; readonly feed: string }, what: string) => {
@@ -82,27 +92,11 @@ const insightPage = (props: { readonly bot: string; readonly server: string; rea
 
 export const FeedPreviewScreen = (props: { readonly bot: string; readonly server: string; readonly module: FeedModuleName; readonly feed: string }) => {
   const { crumbs } = insightPage(props, "Preview")
-  const fp = feedParams(props.bot, props.server, props.feed)
-  const [data, reload] = useLoad(`preview:${props.module}:${props.feed}`, () =>
-    call((c) => Effect.all({ server: c.general.server({ params: fp }), preview: group(c, props.module).preview({ params: fp }) })))
+  const [data, reload] = useLoad(`preview:${props.module}:${props.feed}`, () => loadPreview(props.bot, props.server, props.module, props.feed))
   const name = data.kind === "ok" ? data.value.server.name : "Server"
   return h(Page, { title: "Preview: what the feed would post now", crumbs: crumbs(name), actions: h("button", { type: "button", class: "secondary", onClick: reload }, "Fetch again") },
-    h("p", { class: "muted" }, "The source's newest items, fetched now and judged by the feed's rules. Nothing is posted."),
-    show(data, "the preview", reload, ({ preview }) =>
-      preview.items.length === 0
-        ? h("p", null, "The source has no item yet.")
-        : h("ol", { class: "preview" }, ...preview.items.map((item) =>
-          h("li", { key: item.id, class: `preview-item ${item.verdict}` },
-            h("h2", null, item.title ?? item.url),
-            h("p", null,
-              h("span", { class: `badge ${item.verdict === "post" ? "active" : "disabled"}` }, item.verdict === "post" ? "Would post" : "Would skip"),
-              " ", h("span", { class: "muted" }, `published ${when(item.published_at)}`)),
-            h("p", { class: "hint" }, "Why:"),
-            h("ul", null, ...item.reasons.map((r, i) => h("li", { key: String(i) }, r))),
-            h("details", null,
-              h("summary", null, "The message"),
-              h("pre", { class: "message" },
-                (item.message.username === null ? "" : `As ${item.message.username}\n`) + item.message.content)))))))
+    h("p", { class: "muted" }, "The source's newest items, fetched now and judged by the feed's rules, each with its message as the chat platform would show it. Nothing is posted."),
+    show(data, "the preview", reload, ({ server, feed, preview }) => h(PreviewItems, { items: preview.items, setting: settingOf(feed, server) })))
 }
 
 const PAGE_SIZE = 10

@@ -6,8 +6,8 @@ import { h } from "preact"
 import type { VNode } from "preact"
 import { useState } from "preact/hooks"
 import { Result } from "effect"
-import { EVENT_TYPES, MODULE_OPTIONS } from "../../http/client.ts"
-import type { FeedModuleName } from "../../http/client.ts"
+import { EVENT_TYPES, MAX_MENTION_ROLES, MODULE_OPTIONS } from "../../http/client.ts"
+import type { FeedModuleName, Role } from "../../http/client.ts"
 import { group, paramsOf } from "./feedCommon.ts"
 import type { Errors } from "../fields.ts"
 import { ErrorText, Field, idOf, invalid, valueOf } from "../fields.ts"
@@ -19,6 +19,7 @@ type OptionKind =
   | { readonly kind: "words"; readonly hint: string }
   | { readonly kind: "flag" }
   | { readonly kind: "events"; readonly values: ReadonlyArray<string> }
+  | { readonly kind: "roles" }
   | { readonly kind: "text"; readonly max: number; readonly multiline: boolean; readonly hint: string }
 
 const OPTION: Record<string, { readonly label: string; readonly type: (m: FeedModuleName) => OptionKind }> = {
@@ -37,7 +38,7 @@ const OPTION: Record<string, { readonly label: string; readonly type: (m: FeedMo
   "no-username-overwrite": { label: "Keep the webhook's own name", type: () => ({ kind: "flag" }) },
   "no-avatar-overwrite": { label: "Keep the webhook's own avatar", type: () => ({ kind: "flag" }) },
   // delivery.md §10.
-  mention_roles: { label: "Roles to mention, one id per line", type: () => ({ kind: "words", hint: "Up to 10 role ids of this server; only these roles are pinged. Empty: no one." }) },
+  mention_roles: { label: "Roles to mention", type: () => ({ kind: "roles" }) },
   embed: { label: "Post as a rich embed (title, text, image)", type: () => ({ kind: "flag" }) },
   embed_color: { label: "Embed colour (#rrggbb)", type: () => ({ kind: "text", max: 7, multiline: false, hint: "Like #5865f2. Empty: no colour bar." }) },
   thread_id: { label: "Post into thread (id)", type: () => ({ kind: "text", max: 20, multiline: false, hint: "A thread of the webhook's channel. Empty: the channel itself." }) },
@@ -60,6 +61,7 @@ export const draftOf = (m: FeedModuleName, options: Readonly<Record<string, unkn
     const t = OPTION[k]!.type(m)
     if (t.kind === "flag") return [k, v === true]
     if (t.kind === "events") return [k, Array.isArray(v) ? v : t.values]
+    if (t.kind === "roles") return [k, Array.isArray(v) ? v : []]
     if (t.kind === "words") return [k, Array.isArray(v) ? v.join("\n") : ""]
     return [k, typeof v === "string" ? v : ""]
   }))
@@ -75,6 +77,10 @@ export const optionsBody = (m: FeedModuleName, d: DraftOptions): Record<string, 
       const list = v as ReadonlyArray<string>
       return [k, list.length === t.values.length ? null : list]
     }
+    if (t.kind === "roles") {
+      const list = v as ReadonlyArray<string>
+      return [k, list.length === 0 ? null : list]
+    }
     if (t.kind === "words") {
       const lines = String(v).split("\n").map((w) => w.trim()).filter((w) => w !== "")
       return [k, lines.length === 0 ? null : lines]
@@ -89,6 +95,8 @@ export const OptionsFields = (props: {
   readonly errors: Errors
   readonly bot: string
   readonly server: string
+  /** The server's roles that a feed may mention (not @everyone). */
+  readonly roles: ReadonlyArray<Role>
 }) => {
   const m = props.module
   const field = (k: string): VNode<any> => {
@@ -135,6 +143,8 @@ export const OptionsFields = (props: {
               " ", EVENT_LABEL[e] ?? e)),
           h(ErrorText, { path, errors: props.errors }))
       }
+      case "roles":
+        return h(RolePicker, { key: k, id, path, label, value: v as ReadonlyArray<string>, roles: props.roles, errors: props.errors, set: (ids) => props.set(k, ids) })
       case "text":
         return h(Field, { key: k, path, label, hint: t.hint, errors: props.errors },
           t.multiline
@@ -148,6 +158,36 @@ export const OptionsFields = (props: {
     ...keys.filter((k) => !flags.includes(k)).map(field),
     h("div", { key: "flags", class: "flags" }, ...flags.map(field))
   ]
+}
+
+/** Roles by name (the feed stores their ids); a stored id the server no longer has is listed to be unticked. */
+const RolePicker = (props: {
+  readonly id: string
+  readonly path: string
+  readonly label: string
+  readonly value: ReadonlyArray<string>
+  readonly roles: ReadonlyArray<Role>
+  readonly errors: Errors
+  readonly set: (ids: ReadonlyArray<string>) => void
+}) => {
+  const gone = props.value.filter((id) => !props.roles.some((r) => r.id === id)).map((id) => ({ id, name: `unknown role (${id})`, color_hex: "#000000" }))
+  const choices = [...props.roles.map((r) => ({ ...r, name: `@${r.name.replace(/^@/, "")}` })), ...gone]
+  const hintId = `${props.id}-hint`
+  return h("fieldset", { class: "checks", id: props.id, ...invalid(props.path, props.errors), "aria-describedby": props.errors.has(props.path) ? `${props.id}-error ${hintId}` : hintId },
+    h("legend", null, props.label),
+    h("span", { class: "hint roles-hint", id: hintId }, `Up to ${MAX_MENTION_ROLES}; their members are pinged by each post, and no one else. None ticked: the posts ping no one.`),
+    choices.length === 0 ? h("p", { class: "muted" }, "This server has no role to mention.") : null,
+    ...choices.map((r) =>
+      h("label", { key: r.id, class: "check" },
+        h("input", {
+          type: "checkbox",
+          value: r.id,
+          checked: props.value.includes(r.id),
+          onChange: (e) => props.set(e.currentTarget.checked ? [...props.value, r.id] : props.value.filter((x) => x !== r.id))
+        }),
+        " ", /^#[0-9a-f]{6}$/i.test(r.color_hex) && r.color_hex !== "#000000" ? h("span", { class: "swatch", "aria-hidden": "true", style: `background:${r.color_hex}` }) : null,
+        r.name)),
+    h(ErrorText, { path: props.path, errors: props.errors }))
 }
 
 const GameLookupField = (props: { readonly bot: string; readonly server: string; readonly add: (name: string) => void }) => {

@@ -10,8 +10,7 @@ import { boardChoices, shownBoard, teamPaired } from "./formBoards.ts"
 import { crumbs, paramsOf } from "./formList.ts"
 import { StepsEditor } from "./formSteps.ts"
 import type { Errors } from "../fields.ts"
-import { ErrorText, errorsOf, Field, fieldOf, idOf, invalid, SaveProblems, useSaveGuards, valueOf } from "../fields.ts"
-import type { Failure, FieldProblem } from "../problems.ts"
+import { ErrorText, errorsOf, Field, idOf, invalid, SaveProblems, useProblems, useSaveGuards, valueOf } from "../fields.ts"
 import { toFailure } from "../problems.ts"
 import { navigate } from "../router.ts"
 import { call } from "../session.ts"
@@ -71,8 +70,6 @@ const Editor = (props: { readonly data: EditorData; readonly bot: string; readon
   const draftFor = (form: Form): Draft => ({ ...draftOf(form), taskboard_board: shownBoard(form.taskboard_board, boards) })
   const [draft, setDraft] = useState<Draft>(() => draftFor(props.data.form))
   const [saved, setSaved] = useState<Draft>(draft)
-  const [problems, setProblems] = useState<ReadonlyArray<FieldProblem>>([])
-  const [failure, setFailure] = useState<Failure | undefined>(undefined)
   const [busy, setBusy] = useState(false)
   // What a save did, by the save button (Created is carried from the new form's editor); what a step change did.
   const [status, setStatus] = useState(() => {
@@ -82,7 +79,6 @@ const Editor = (props: { readonly data: EditorData; readonly bot: string; readon
   })
   const [stepStatus, setStepStatus] = useState("")
   const dirty = JSON.stringify(draft) !== JSON.stringify(saved)
-  const summary = useSaveGuards("form", failure, dirty)
 
   const postable = server.channels.filter((c) => c.type === "GuildText" || c.type === "GuildNews")
   const channelOptions = postable.map((c) => ({ id: c.id, name: `#${c.name}` }))
@@ -91,15 +87,9 @@ const Editor = (props: { readonly data: EditorData; readonly bot: string; readon
     "title", "color_hex", "channel_id", "fwd_channel_ids", "role_mentions", "public_mentions", "taskboard_board", "steps", ...FORM_FLAGS,
     ...draft.steps.flatMap((_, i) => ["", ".type", ".string", ".answers_validation", ".char_limit", ".alias", ".taskboard_mapping"].map((f) => `steps[${i}]${f}`))
   ])
+  const { problems, setProblems, failure, setFailure, fixed } = useProblems(known)
   const errors = errorsOf(problems, known)
-
-  /** An edited field's error goes at once; when none is left, so does the summary (the next save checks again). */
-  const fixed = (path: string) => {
-    if (!problems.some((p) => p.path !== undefined && fieldOf(p.path, known) === path)) return
-    const left = problems.filter((p) => p.path === undefined || fieldOf(p.path, known) !== path)
-    setProblems(left)
-    if (left.length === 0) setFailure(undefined)
-  }
+  const summary = useSaveGuards("form", failure, dirty)
   const set = <K extends keyof Draft>(key: K, value: Draft[K]) => {
     fixed(key)
     setDraft((d) => ({ ...d, [key]: value }))
