@@ -18,13 +18,13 @@ import { botGuild, botOnly, fail, json } from "./DiscordRoutes.ts"
 import type { Handler, Method, Options } from "./DiscordRoutes.ts"
 import { sandboxRoute } from "./SandboxRoute.ts"
 import type { SeedBot, SeedGuild, SeedWebhook } from "./Seed.ts"
-import { computePermissions, findChannel, findForum, findThread, guildsOf, PermissionBits, SEED } from "./Seed.ts"
+import { findChannel, findForum, findThread, guildsOf, PermissionBits, SEED } from "./Seed.ts"
 
 const anyPrincipal = (handler: (ctx: DiscordContext, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse>) =>
 (ctx: DiscordContext) => ctx.principal ? handler(ctx, ctx.principal) : fail(Errors.unauthorized())
 
-const canManageWebhooks = (guild: SeedGuild, bot: SeedBot): boolean =>
-  ((computePermissions(guild, bot.id) ?? 0n) & PermissionBits.MANAGE_WEBHOOKS) !== 0n
+const canManageWebhooks = (store: DiscordStore, guild: SeedGuild, bot: SeedBot): boolean =>
+  ((store.permissionsOf(guild, bot.id) ?? 0n) & PermissionBits.MANAGE_WEBHOOKS) !== 0n
 
 const creatorOf = (w: SeedWebhook) => SEED.bots.find((b) => b.id === w.applicationId)
 
@@ -33,7 +33,7 @@ const managedWebhook = (store: DiscordStore, bot: SeedBot, webhookId: string | u
   const webhook = webhookId ? store.webhooks.get(webhookId) : undefined
   const guild = webhook ? botGuild(bot, webhook.guildId) : undefined
   if (!webhook || !guild) return { error: Errors.unknownWebhook() } as const
-  if (!canManageWebhooks(guild, bot)) return { error: Errors.missingPermissions() } as const
+  if (!canManageWebhooks(store, guild, bot)) return { error: Errors.missingPermissions() } as const
   return { webhook } as const
 }
 
@@ -81,7 +81,7 @@ export const routes = (store: DiscordStore): ReadonlyArray<readonly [Method, str
       const list = guildsOf(callerId)
         .filter((g) => (after ? BigInt(g.id) > BigInt(after) : true) && (before ? BigInt(g.id) < BigInt(before) : true))
         .slice(0, limit)
-        .map((g) => Shapes.myGuild(g, callerId, computePermissions(g, callerId) ?? 0n))
+        .map((g) => Shapes.myGuild(g, callerId, store.permissionsOf(g, callerId) ?? 0n))
       return json(list)
     })
   ],
@@ -130,7 +130,7 @@ export const routes = (store: DiscordStore): ReadonlyArray<readonly [Method, str
       const found = ctx.params["id"] ? findChannel(ctx.params["id"]) : undefined
       if (!found) return fail(Errors.unknownChannel())
       if (!found.guild.botIds.includes(bot.id)) return fail(Errors.missingAccess())
-      if (!canManageWebhooks(found.guild, bot)) return fail(Errors.missingPermissions())
+      if (!canManageWebhooks(store, found.guild, bot)) return fail(Errors.missingPermissions())
       const list = [...store.webhooks.values()].filter((w) => w.channelId === found.channel.id)
       return json(list.map((w) => Shapes.webhook(w, creatorOf(w), ctx.origin)))
     })
@@ -144,7 +144,7 @@ export const routes = (store: DiscordStore): ReadonlyArray<readonly [Method, str
         const found = ctx.params["id"] ? findChannel(ctx.params["id"]) : undefined
         if (!found) return Errors.unknownChannel()
         if (!found.guild.botIds.includes(bot.id)) return Errors.missingAccess()
-        if (!canManageWebhooks(found.guild, bot)) return Errors.missingPermissions()
+        if (!canManageWebhooks(store, found.guild, bot)) return Errors.missingPermissions()
         if (found.channel.type === 4) return discordError(400, "Cannot execute action on this channel type", 50024)
         const parsed = yield* readJson(ctx)
         if (!parsed.ok) return Errors.invalidJson()

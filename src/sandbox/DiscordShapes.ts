@@ -172,10 +172,10 @@ export const webhook = (w: SeedWebhook, creator: SeedBot | undefined, apiOrigin:
 
 /**
  * The message a webhook execute with `?wait=true` answers (Discord's MessageResponse): the webhook
- * as author (named by the body's `username` when given), the content and embeds as sent.
+ * as author (named by the body's `username` when given), the content and embeds as sent, its flags.
  */
 export const webhookMessage = (
-  message: { readonly id: string; readonly at: number },
+  message: { readonly id: string; readonly at: number; readonly flags?: number | undefined },
   w: SeedWebhook,
   body: Readonly<Record<string, unknown>>
 ) => ({
@@ -203,7 +203,8 @@ export const webhookMessage = (
   tts: body["tts"] === true,
   timestamp: new Date(message.at).toISOString().replace("Z", "+00:00"),
   edited_timestamp: null,
-  flags: typeof body["flags"] === "number" ? body["flags"] : 0,
+  // What the body asked for, and what happened since (CROSSPOSTED once published).
+  flags: (typeof body["flags"] === "number" ? body["flags"] : 0) | (message.flags ?? 0),
   components: componentsOut(body["components"]),
   application_id: w.applicationId,
   webhook_id: w.id

@@ -6,8 +6,8 @@ import { Context, Effect, Layer } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import type { BucketSize, SandboxConfigShape } from "./DiscordConfig.ts"
 import { SandboxConfig } from "./DiscordConfig.ts"
-import type { SeedWebhook } from "./Seed.ts"
-import { FORUM_WEBHOOKS, SEED } from "./Seed.ts"
+import type { SeedGuild, SeedWebhook } from "./Seed.ts"
+import { computePermissions, FORUM_WEBHOOKS, SEED } from "./Seed.ts"
 
 export interface AuthorizationCode {
   readonly userId: string
@@ -77,6 +77,10 @@ export class DiscordStore {
   readonly messages: Array<WebhookMessage> = []
   /** Threads deleted (DELETE /channels/{id}): they answer Unknown Channel from then on. */
   readonly deletedChannels = new Set<string>()
+  /** Per announcement channel, when its messages were published (crossposted), oldest first. */
+  readonly published = new Map<string, Array<number>>()
+  /** Permission bits taken from a member of a server (`POST /sandbox/discord/permissions`), by `guild:user`. */
+  readonly denied = new Map<string, bigint>()
   private sequence = 0n
 
   constructor(readonly config: SandboxConfigShape) {}
@@ -109,6 +113,12 @@ export class DiscordStore {
     }
     const remaining = Math.max(0, size.limit - window.count)
     return { allowed: remaining > 0, limit: size.limit, remaining, resetAt: window.resetAt }
+  }
+
+  /** A member's permissions in a guild, Discord's way (seed/Permissions.ts), less the bits a test denied. */
+  permissionsOf(guild: SeedGuild, userId: string): bigint | undefined {
+    const bits = computePermissions(guild, userId)
+    return bits === undefined ? undefined : bits & ~(this.denied.get(`${guild.id}:${userId}`) ?? 0n)
   }
 
   bucketOf(routeName: string): BucketSize {

@@ -38,6 +38,13 @@ const FaultBody = Schema.Struct({
   path: Schema.optionalKey(Schema.String)
 })
 
+/** `deny`: Discord's decimal permission bits the member loses in the server (replacing any denied before). */
+const PermissionsBody = Schema.Struct({
+  guild_id: Schema.String,
+  user_id: Schema.String,
+  deny: Schema.String.check(Schema.isPattern(/^\d{1,16}$/))
+})
+
 const badRequest = (message: string) => HttpServerResponse.jsonUnsafe({ message, code: 50035 }, { status: 400 })
 
 /** A fault for a route (by name, and path prefix), or closed DMs for a user (`count` posts, or until DELETE). */
@@ -51,12 +58,13 @@ const addFault = (state: SandboxState["Service"], closedDms: Map<string, number>
   return state.addFault(fault, body.count ?? 1)
 }
 
-/** `/sandbox/faults`, `/sandbox/stats`: control routes, themselves never faulted nor counted. */
+/** `/sandbox/faults`, `/sandbox/stats`, `/sandbox/discord/permissions`: control routes, themselves never faulted nor counted. */
 const ControlRoutes = Layer.mergeAll(
   HttpRouter.use((router) =>
     Effect.gen(function*() {
       const state = yield* SandboxState
-      const closedDms = interactionsOf(yield* DiscordState).closedDms
+      const discord = yield* DiscordState
+      const closedDms = interactionsOf(discord).closedDms
       yield* router.add(
         "POST",
         "/sandbox/faults",
@@ -71,6 +79,23 @@ const ControlRoutes = Layer.mergeAll(
         "/sandbox/faults",
         Effect.as(Effect.andThen(state.clearFaults, Effect.sync(() => closedDms.clear())), HttpServerResponse.empty())
       )
+      // A member (a bot) losing permission bits in a server, as when its role is edited: every route
+      // that checks them answers as the platform would (e.g. crosspost 403 50013 without MANAGE_MESSAGES).
+      yield* router.add(
+        "POST",
+        "/sandbox/discord/permissions",
+        HttpServerRequest.schemaBodyJson(PermissionsBody).pipe(
+          Effect.map((body) => {
+            discord.denied.set(`${body.guild_id}:${body.user_id}`, BigInt(body.deny))
+            return HttpServerResponse.jsonUnsafe({ ok: true })
+          }),
+          Effect.catch((error) => Effect.succeed(badRequest(`Invalid permissions: ${String(error)}`)))
+        )
+      )
+      yield* router.add("DELETE", "/sandbox/discord/permissions", Effect.sync(() => {
+        discord.denied.clear()
+        return HttpServerResponse.empty()
+      }))
       yield* router.add("GET", "/sandbox/stats", Effect.map(state.stats, (s) => HttpServerResponse.jsonUnsafe(s)))
       yield* router.add("DELETE", "/sandbox/stats", Effect.as(state.resetStats, HttpServerResponse.empty()))
     })

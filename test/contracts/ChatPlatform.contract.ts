@@ -29,6 +29,8 @@ export interface ChatPlatformFixture<R> {
     readonly roleIds: ReadonlyArray<string>
     /** A text channel of it, with `webhook` in it; and a category (no webhooks there). */
     readonly textChannel: string
+    /** An announcement channel of it, where the bot holds MANAGE_MESSAGES (it may publish). */
+    readonly newsChannel: string
     readonly category: string
     readonly webhook: { readonly id: string; readonly token: string }
   }
@@ -250,6 +252,21 @@ export const chatPlatformContract = <R, E>(
         assert.deepStrictEqual(yield* refusal(platform.getChannelMessages(bot, fixture.outsideChannel)), [403, 50001])
         assert.deepStrictEqual(yield* refusal(platform.getChannelMessages(bot, fixture.missingChannel)), [404, 10003])
         assert.deepStrictEqual((yield* refusal(platform.getChannelMessages(Redacted.make("not-a-bot"), g.textChannel)))[0], 401)
+      }))
+
+    it.effect("publishing (crosspost): a webhook's message of an announcement channel once; twice 400 40033, a text channel 400 50024, unknown message 404 10008, unknown channel 404 10003", () =>
+      Effect.gen(function*() {
+        const platform = yield* ChatPlatform
+        const g = fixture.guild
+        const hook = yield* platform.createWebhook(bot, g.newsChannel, "Contract news")
+        const id = (yield* platform.executeWebhook(hook.id, hook.token!, { content: "Contract news" }))!
+        yield* platform.crosspostMessage(bot, g.newsChannel, id)
+        assert.deepStrictEqual(yield* refusal(platform.crosspostMessage(bot, g.newsChannel, id)), [400, 40033])
+        const text = (yield* platform.executeWebhook(g.webhook.id, Redacted.make(g.webhook.token), { content: "Contract text" }))!
+        assert.deepStrictEqual(yield* refusal(platform.crosspostMessage(bot, g.textChannel, text)), [400, 50024])
+        assert.deepStrictEqual(yield* refusal(platform.crosspostMessage(bot, g.newsChannel, text)), [404, 10008])
+        assert.deepStrictEqual(yield* refusal(platform.crosspostMessage(bot, fixture.missingChannel, id)), [404, 10003])
+        assert.deepStrictEqual((yield* refusal(platform.crosspostMessage(Redacted.make("not-a-bot"), g.newsChannel, id)))[0], 401)
       }))
 
     it.effect("a direct message from the bot: its message id; an unknown user 400 50033; an empty message 400 50006", () =>

@@ -53,6 +53,7 @@ const fixture: Omit<ChatPlatformFixture<never>, "approve"> = {
     ],
     roleIds: [S1_ID, roleId(1, 1), roleId(1, 2), roleId(1, 3), roleId(1, 4)],
     textChannel: channelId(1, CHANNEL_INDEX.text),
+    newsChannel: channelId(1, CHANNEL_INDEX.news),
     category: channelId(1, CHANNEL_INDEX.category),
     webhook: { id: WEBHOOK_S1_ID, token: WEBHOOK_S1_TOKEN }
   },

@@ -50,6 +50,8 @@ export interface MemoryMessage {
   readonly body: PlatformWebhookBody
   /** When it was posted (ms since the epoch). */
   readonly at: number
+  /** Discord's message flags: bit 1 CROSSPOSTED once the bot published it. */
+  flags?: number
 }
 
 export const MEMORY_AUTHORIZE_URL = "https://chat-platform.memory/oauth2/authorize"
@@ -357,6 +359,21 @@ export const makeChatPlatformMemory = (seed: ChatPlatformSeed) =>
           const at = messages.findIndex((m) => m.id === messageId && m.channelId === channelId)
           if (at < 0) return refuse(404, "Unknown Message", 10008)
           messages[at] = { ...messages[at]!, body: body as PlatformWebhookBody }
+          return Effect.void
+        }),
+      // The sandbox's rule and order: Unknown Channel, not an announcement channel (50024), no
+      // MANAGE_MESSAGES (50013), Unknown Message (10008), published already (40033).
+      crosspostMessage: (token, channelId, messageId) =>
+        Effect.flatMap(botOf(token), (bot) => {
+          const guild = seed.guilds.find((g) => g.botIds.includes(bot.id) && g.channels.some((c) => c.id === channelId))
+          const channel = guild?.channels.find((c) => c.id === channelId)
+          if (guild === undefined || channel === undefined) return unknownChannel()
+          if (channel.type !== 5) return refuse(400, "Cannot execute action on this channel type", 50024)
+          if (((permissionsIn(guild, bot.id) ?? 0n) & PermissionBits.MANAGE_MESSAGES) === 0n) return missingPermissions()
+          const message = messages.find((m) => m.id === messageId && m.channelId === channelId)
+          if (message === undefined) return refuse(404, "Unknown Message", 10008)
+          if (((message.flags ?? 0) & 1) !== 0) return refuse(400, "This message has already been crossposted.", 40033)
+          message.flags = (message.flags ?? 0) | 1
           return Effect.void
         }),
       deleteMessage: (token, channelId, messageId) =>

@@ -2,12 +2,28 @@
  * The sandbox's threads, forums and crosspost (delivery.md §10): listed per server in GET /sandbox
  * and never in the channel listings; GET /channels/{id} answers them; a webhook message records its
  * thread_id, thread_name and applied_tags; a forum's webhook opens a post and wants a name; the bot
- * publishes an announcement channel's message once (flags bit 1, CROSSPOSTED).
+ * publishes an announcement channel's message once (flags bit 1, CROSSPOSTED), at most 10 a channel
+ * an hour (then 429), and not once its MANAGE_MESSAGES is taken (`POST /sandbox/discord/permissions`).
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SandboxServer } from "../../src/sandbox/Sandbox.ts"
-import { BOT2_TOKEN, channelId, FORUM_WEBHOOKS, FORUMS, S1_ID, SEED, THREADS, WEBHOOK_S1_ID, WEBHOOK_S1_TOKEN } from "../../src/sandbox/Seed.ts"
+import {
+  BOT1_TOKEN,
+  BOT2_ID,
+  BOT2_TOKEN,
+  channelId,
+  FORUM_WEBHOOKS,
+  FORUMS,
+  PermissionBits,
+  S1_ID,
+  S3_ID,
+  S4_ID,
+  SEED,
+  THREADS,
+  WEBHOOK_S1_ID,
+  WEBHOOK_S1_TOKEN
+} from "../../src/sandbox/Seed.ts"
 import { call, field } from "./SandboxCallFixtures.ts"
 
 const bot2 = { authorization: `Bot ${BOT2_TOKEN}` }
@@ -87,5 +103,70 @@ layer(SandboxServer.layer(), { excludeTestServices: true })("sandbox threads, fo
       const text = yield* execute(WEBHOOK_S1_ID, WEBHOOK_S1_TOKEN, { content: "not news" })
       const refused = yield* api(`/channels/${SEED.ids.textChannels.s1}/messages/${String(field(text.body, "id"))}/crosspost`, { method: "POST" })
       assert.strictEqual(refused.status, 400)
+    }))
+
+  /** A webhook of its own in `channel`, and `n` messages posted through it (a webhook posts 5 per 2 s). */
+  const postInto = (channel: string, n: number) =>
+    Effect.gen(function*() {
+      const hook = yield* api(`/channels/${channel}/webhooks`, { method: "POST", body: JSON.stringify({ name: "News hook" }) })
+      assert.strictEqual(hook.status, 200, JSON.stringify(hook.body))
+      const ids: Array<string> = []
+      while (ids.length < n) {
+        const r = yield* execute(String(field(hook.body, "id")), String(field(hook.body, "token")), { content: `news ${ids.length}` })
+        if (r.status === 429) yield* Effect.sleep(`${Number(field(r.body, "retry_after")) * 1000} millis`)
+        else ids.push(String(field(r.body, "id")))
+      }
+      return ids
+    })
+
+  it.effect("crosspost: 10 a channel an hour, whoever publishes; the 11th 429 with retry_after (scope shared), not published; flags read back", () =>
+    Effect.gen(function*() {
+      const news = channelId(3, 4)
+      const ids = yield* postInto(news, 11)
+      for (const [i, id] of ids.slice(0, 10).entries()) {
+        // The 10th by the other bot of the server: the limit is the channel's.
+        const r = yield* api(`/channels/${news}/messages/${id}/crosspost`, { method: "POST", ...(i === 9 ? { headers: { authorization: `Bot ${BOT1_TOKEN}` } } : {}) })
+        assert.strictEqual(r.status, 200, JSON.stringify(r.body))
+        assert.strictEqual(field(r.body, "flags"), 1, "the answer is the message, published")
+      }
+      const over = yield* api(`/channels/${news}/messages/${ids[10]}/crosspost`, { method: "POST" })
+      assert.strictEqual(over.status, 429)
+      assert.strictEqual(over.headers.get("x-ratelimit-scope"), "shared")
+      const wait = Number(field(over.body, "retry_after"))
+      assert.isAbove(wait, 3500)
+      assert.isAtMost(wait, 3600)
+      const read = (yield* api(`/channels/${news}/messages?limit=11`)).body as Array<{ id: string; flags: number }>
+      assert.deepStrictEqual(read.map((m) => [m.id, m.flags]), [...ids].reverse().map((id, i) => [id, i === 0 ? 0 : 1]))
+      // Another announcement channel has its own 10.
+      const other = (yield* postInto(channelId(4, 4), 1))[0]!
+      assert.strictEqual((yield* api(`/channels/${channelId(4, 4)}/messages/${other}/crosspost`, { method: "POST" })).status, 200)
+    }))
+
+  it.effect("a bot whose MANAGE_MESSAGES is taken: crosspost 403 50013, its server's permissions without the bit; given back, it publishes", () =>
+    Effect.gen(function*() {
+      const news = channelId(4, 4)
+      const [id] = yield* postInto(news, 1)
+      const deny = yield* call("/sandbox/discord/permissions", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ guild_id: S4_ID, user_id: BOT2_ID, deny: PermissionBits.MANAGE_MESSAGES.toString() })
+      })
+      assert.strictEqual(deny.status, 200, JSON.stringify(deny.body))
+      const refused = yield* api(`/channels/${news}/messages/${id}/crosspost`, { method: "POST" })
+      assert.deepStrictEqual([refused.status, field(refused.body, "code")], [403, 50013])
+      const guilds = (yield* api("/users/@me/guilds")).body as Array<{ id: string; permissions: string }>
+      const s4 = BigInt(guilds.find((g) => g.id === S4_ID)!.permissions)
+      assert.strictEqual(s4 & PermissionBits.MANAGE_MESSAGES, 0n)
+      assert.notStrictEqual(s4 & PermissionBits.SEND_MESSAGES, 0n, "only the denied bit goes")
+      const s3 = BigInt(guilds.find((g) => g.id === S3_ID)!.permissions)
+      assert.notStrictEqual(s3 & PermissionBits.MANAGE_MESSAGES, 0n, "other servers keep it")
+      assert.strictEqual((yield* call("/sandbox/discord/permissions", { method: "DELETE" })).status, 204)
+      assert.strictEqual((yield* api(`/channels/${news}/messages/${id}/crosspost`, { method: "POST" })).status, 200)
+      const bad = yield* call("/sandbox/discord/permissions", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ guild_id: S4_ID, user_id: BOT2_ID, deny: "MANAGE_MESSAGES" })
+      })
+      assert.strictEqual(bad.status, 400)
     }))
 })

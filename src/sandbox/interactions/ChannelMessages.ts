@@ -15,7 +15,7 @@ import { discordError, Errors } from "../DiscordHttp.ts"
 import { webhookMessage } from "../DiscordShapes.ts"
 import type { DiscordStore } from "../DiscordState.ts"
 import type { SeedBot } from "../Seed.ts"
-import { computePermissions, findChannel, findUser, PermissionBits, SEED } from "../Seed.ts"
+import { findChannel, findUser, PermissionBits, SEED } from "../Seed.ts"
 import { applyEdit, checkEdit, checkNewMessage, readBody } from "./MessageBody.ts"
 import { messageResponse, publicUser } from "./MessageShapes.ts"
 import type { Body, BotMessage } from "./State.ts"
@@ -41,7 +41,7 @@ export const placeOf = (store: DiscordStore, bot: SeedBot, channelId: string, ne
   }
   const found = findChannel(channelId)
   if (found === undefined) return { kind: "refused", error: Errors.unknownChannel() }
-  const bits = found.guild.botIds.includes(bot.id) ? computePermissions(found.guild, bot.id) ?? 0n : 0n
+  const bits = found.guild.botIds.includes(bot.id) ? store.permissionsOf(found.guild, bot.id) ?? 0n : 0n
   if ((bits & PermissionBits.VIEW_CHANNEL) === 0n) return { kind: "refused", error: Errors.missingAccess() }
   if (found.channel.type !== 0 && found.channel.type !== 5) {
     return { kind: "refused", error: discordError(400, "Cannot send messages in a non-text channel", 50008) }

@@ -15,6 +15,13 @@ export const CONTROL_ROUTES: ReadonlyArray<{ readonly method: string; readonly p
     example: { route: "POST /channels/{id}/messages", kind: "403", count: 1, path: `${API}/channels/${SEED.ids.textChannels.s1}` }
   },
   { method: "DELETE", path: "/sandbox/faults", purpose: "clear every pending fault (and closed DMs)" },
+  {
+    method: "POST",
+    path: "/sandbox/discord/permissions",
+    purpose: "take permission bits (decimal, as Discord writes them) from a member of a server, e.g. a bot's MANAGE_MESSAGES (8192)",
+    example: { guild_id: SEED.ids.servers.s1, user_id: SEED.ids.bots.bot2, deny: "8192" }
+  },
+  { method: "DELETE", path: "/sandbox/discord/permissions", purpose: "give every member back the permissions of the seed" },
   { method: "GET", path: "/sandbox/stats", purpose: "calls per route name, 429s and invalid requests" },
   { method: "DELETE", path: "/sandbox/stats", purpose: "reset the stats" },
   { method: "GET", path: "/sandbox/discord/messages", purpose: "webhook and bot messages (filter webhook_id, channel_id), latest body and earlier edits" },

@@ -265,18 +265,18 @@ export class ChatPlatform extends Context.Service<ChatPlatform, {
     body: PlatformMessageBody
   ) => Effect.Effect<string, PlatformError>
   /** PATCH /channels/{id}/messages/{id}. */
-  readonly editMessage: (
-    botToken: Redacted.Redacted<string>,
-    channelId: string,
-    messageId: string,
-    body: PlatformMessageBody
-  ) => Effect.Effect<void, PlatformError>
+  readonly editMessage: (botToken: Redacted.Redacted<string>, channelId: string, messageId: string, body: PlatformMessageBody) =>
+    Effect.Effect<void, PlatformError>
   /** DELETE /channels/{id}/messages/{id}: 404 (10008 Unknown Message) when it is already gone. */
-  readonly deleteMessage: (
-    botToken: Redacted.Redacted<string>,
-    channelId: string,
-    messageId: string
-  ) => Effect.Effect<void, PlatformError>
+  readonly deleteMessage: (botToken: Redacted.Redacted<string>, channelId: string, messageId: string) => Effect.Effect<void, PlatformError>
+  /**
+   * POST /channels/{id}/messages/{id}/crosspost: publishes a message of an announcement channel to
+   * the channels following it (delivery.md §10). A webhook's message needs the bot's MANAGE_MESSAGES
+   * there (403 50013); 400 50024 outside an announcement channel, 400 40033 when already published,
+   * 404 10008 Unknown Message. Sent once (a POST); over the platform's 10 an hour per channel, a 429
+   * longer than the wait budget arrives as a 503 at once (the client's rate limits).
+   */
+  readonly crosspostMessage: (botToken: Redacted.Redacted<string>, channelId: string, messageId: string) => Effect.Effect<void, PlatformError>
 }>()("gateway/ChatPlatform") {}
 
 /**

@@ -19,7 +19,7 @@ const get = (auth: Auth, route: string, path: string, major = "") =>
 export type DiscordReads = Omit<
   ChatPlatform["Service"],
   "authorizeUrl" | "exchangeCode" | "refreshToken" | "revokeToken" | "executeWebhook" | "sendDirectMessage" | "getChannelMessages"
-  | "getApplication" | "putCommands" | "createMessage" | "editMessage" | "deleteMessage"
+  | "getApplication" | "putCommands" | "createMessage" | "editMessage" | "deleteMessage" | "crosspostMessage"
 >
 
 export const makeDiscordReads = Effect.fnUntraced(function*(options: DiscordCacheOptions, { request }: DiscordRest) {
