@@ -63,7 +63,8 @@ for (const db of dbKinds) {
               last_poll_at: null,
               last_delivery_at: null,
               delivered: 0,
-              skipped: 0
+              skipped: 0,
+              not_crossposted: 0
             })
             // The first poll is sent at once: planned for now (whole seconds), not at the end of an interval.
             assert.isNotNull(s.next_poll_at)
@@ -144,7 +145,8 @@ layer(TestApp.layer({ capabilities: "memory" }), { excludeTestServices: true, ti
           next_poll_at: null,
           last_delivery_at: null,
           delivered: 0,
-          skipped: 0
+          skipped: 0,
+          not_crossposted: 0
         })
       }))
   }

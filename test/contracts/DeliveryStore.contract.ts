@@ -13,6 +13,7 @@ import { Effect, Option } from "effect"
 import { DeliveryStore } from "../../src/services/delivery/DeliveryStore.ts"
 import { addFeed, BOT, minutesAgo, newIdentifier, newWebhookId, pending, SERVER, statusOf, UNNAMED_BOT } from "./DeliveryStoreFixtures.ts"
 import type { DeliveryStoreLayer } from "./DeliveryStoreFixtures.ts"
+import { deliveryStoreCrosspostTests } from "./DeliveryStoreCrosspost.contract.ts"
 import { deliveryStoreFlowTests } from "./DeliveryStoreFlow.contract.ts"
 
 export const deliveryStoreContract = <E>(name: string, storeLayer: DeliveryStoreLayer<E>) =>
@@ -268,4 +269,5 @@ export const deliveryStoreContract = <E>(name: string, storeLayer: DeliveryStore
       }))
 
     deliveryStoreFlowTests(it)
+    deliveryStoreCrosspostTests(it)
   })

@@ -28,6 +28,9 @@ export const addFeed = (o: {
   readonly webhookId: string
   readonly botId?: string
   readonly sealed?: boolean
+  /** Its webhook's channel (default 310000000000000102) and options besides the default ones. */
+  readonly channelId?: string
+  readonly options?: Readonly<Record<string, unknown>>
 }) =>
   Effect.gen(function*() {
     yield* Bots.use((bots) => bots.upsert({ id: BOT, name: "FeedsBot", icon: "ab12", token: Redacted.make("bot-token") }))
@@ -40,9 +43,9 @@ export const addFeed = (o: {
         serverId: SERVER,
         module: "rss",
         feedIdentifier: o.identifier,
-        webhookOptions: { filter_words: ["spam"], filter_excl: true, custom_header: "News ✓" },
+        webhookOptions: { filter_words: ["spam"], filter_excl: true, custom_header: "News ✓", ...o.options },
         displayInfo: null,
-        webhook: { id: o.webhookId, tokenEnc, name: "Feed hook", avatar: null, channelId: "310000000000000102" }
+        webhook: { id: o.webhookId, tokenEnc, name: "Feed hook", avatar: null, channelId: o.channelId ?? "310000000000000102" }
       }, 50)
     )
     if (inserted._tag !== "Inserted") return yield* Effect.die(new Error(`feed not inserted: ${inserted._tag}`))

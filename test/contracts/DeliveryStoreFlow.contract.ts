@@ -68,7 +68,8 @@ export const deliveryStoreFlowTests = (it: Vitest.MethodsNonLive<DeliveryStore |
           state: "active",
           reason: null
         },
-        webhookToken: `token-of-${webhookId}`
+        webhookToken: `token-of-${webhookId}`,
+        crosspost: false
       })
       assert.isTrue(Option.isNone(yield* store.nextPending(newWebhookId())), "a webhook with nothing to send")
       // A token the configured keys cannot open: the delivery still comes, without a token.
@@ -228,7 +229,7 @@ export const deliveryStoreFlowTests = (it: Vitest.MethodsNonLive<DeliveryStore |
       assert.isTrue(Option.isNone(yield* store.status("987654321")))
       const identifier = newIdentifier()
       const feedId = yield* addFeed({ identifier, webhookId: newWebhookId() })
-      const empty: FeedStatus = { state: "active", reason: null, lastPollAt: null, nextPollAt: null, lastDeliveryAt: null, delivered: 0, skipped: 0 }
+      const empty: FeedStatus = { state: "active", reason: null, lastPollAt: null, nextPollAt: null, lastDeliveryAt: null, delivered: 0, skipped: 0, notCrossposted: 0 }
       assert.deepStrictEqual(yield* statusOf(feedId), empty)
       const source = yield* store.upsertSource("rss", identifier)
       const [polled, planned] = [minutesAgo(2), new Date(Date.now() + 600_000)]

@@ -81,6 +81,7 @@ export const world = (o: {
           attempts: r.attempts,
           feed: feeds.get(r.feedId)!,
           webhookToken: r.token === null ? null : Redacted.make(r.token),
+          crosspost: false,
           sentAt: r.sentAt,
           reason: r.reason,
           channelId: CHANNEL,
@@ -107,7 +108,8 @@ export const world = (o: {
           body: r.body,
           attempts: r.attempts,
           feed: feeds.get(r.feedId)!,
-          webhookToken: r.token === null ? null : Redacted.make(r.token)
+          webhookToken: r.token === null ? null : Redacted.make(r.token),
+          crosspost: false
         })
       }),
     claim: (id: string) =>

@@ -12,6 +12,7 @@ import { Bots } from "../../src/services/platform/Bots.ts"
 import { Cipher } from "../../src/services/infra/Cipher.ts"
 import type { PlatformWebhookBody } from "../../src/services/platform/ChatPlatform.ts"
 import type { DeliveryOptions } from "../../src/services/delivery/render/Options.ts"
+import { decideCrosspost } from "../../src/services/delivery/CrosspostBudget.ts"
 import { DeliveryStore } from "../../src/services/delivery/DeliveryStore.ts"
 import type { DeliveryFeed, DeliverySource, FeedRef, FeedState, NewDelivery } from "../../src/services/delivery/DeliveryStore.ts"
 import { emptyPollState } from "../../src/services/sources/SourcePoller.ts"
@@ -32,6 +33,7 @@ interface Status {
   reason: string | null
   delivered: number
   skipped: number
+  notCrossposted: number
   lastDeliveryAt: Date | null
 }
 
@@ -43,6 +45,8 @@ interface State {
   seen: Map<string, Map<string, Date>>
   deliveries: Array<Row>
   status: Map<string, Status>
+  /** delivery id → its crosspost reservation (feed_crossposts) */
+  crossposts: Map<string, { readonly channelId: string; readonly slots: number; readonly at: Date }>
 }
 
 /** A seen id still served is written again once its row is this old (as the SQL layer). */
@@ -55,14 +59,14 @@ const InTransaction = Context.Reference<boolean>("test/DeliveryStoreMemory/InTra
 /** The later of two times, null counting as none (SQL's GREATEST). */
 const latest = (a: Date | null, b: Date | null) => a === null ? b : b === null || a >= b ? a : b
 
-const emptyStatus = (): Status => ({ state: "active", reason: null, delivered: 0, skipped: 0, lastDeliveryAt: null })
+const emptyStatus = (): Status => ({ state: "active", reason: null, delivered: 0, skipped: 0, notCrossposted: 0, lastDeliveryAt: null })
 
 export const DeliveryStoreMemory = Layer.effect(DeliveryStore, Effect.gen(function*() {
   const table = yield* FeedsMemoryTable
   const bots = yield* Bots
   const cipher = yield* Cipher
   const lock = yield* Semaphore.make(1)
-  let s: State = { nextSource: 1, nextDelivery: 1, sources: new Map(), seen: new Map(), deliveries: [], status: new Map() }
+  let s: State = { nextSource: 1, nextDelivery: 1, sources: new Map(), seen: new Map(), deliveries: [], status: new Map(), crossposts: new Map() }
 
   /** The feeds as stored now; what belonged to a removed feed goes (the SQL cascade). */
   const feeds = Effect.map(table.all, (all) => {
@@ -72,6 +76,7 @@ export const DeliveryStoreMemory = Layer.effect(DeliveryStore, Effect.gen(functi
     return all
   })
   type Feed = Effect.Success<typeof feeds>[number]
+  const crosspostOf = (f: Feed) => (f.webhookOptions as { readonly crosspost?: unknown } | null)?.crosspost === true
   const statusOf = (feedId: string) => s.status.get(feedId) ?? emptyStatus()
   const writableStatus = (feedId: string) => {
     const status = s.status.get(feedId) ?? emptyStatus()
@@ -138,7 +143,8 @@ export const DeliveryStoreMemory = Layer.effect(DeliveryStore, Effect.gen(functi
         body: isMessage(open.body) ? open.body : null,
         attempts: open.attempts,
         feed: yield* refOf(feed),
-        webhookToken: token
+        webhookToken: token,
+        crosspost: crosspostOf(feed)
       })
     })
 
@@ -290,6 +296,7 @@ export const DeliveryStoreMemory = Layer.effect(DeliveryStore, Effect.gen(functi
               attempts: d.attempts,
               feed: yield* refOf(feed),
               webhookToken,
+              crosspost: crosspostOf(feed),
               sentAt: d.at,
               reason: d.reason,
               channelId: feed.webhook.channelId,
@@ -334,6 +341,29 @@ export const DeliveryStoreMemory = Layer.effect(DeliveryStore, Effect.gen(functi
       }),
     markRetry: (deliveryId, reason) => Effect.asVoid(transition(deliveryId, ["sending"], "pending", reason)),
     markFailed: (deliveryId, reason) => Effect.asVoid(transition(deliveryId, ["pending", "sending"], "failed", reason)),
+    // Synchronous between its reads and its write: no other call runs in between (the SQL layer's lock).
+    reserveCrosspost: (deliveryId, slots, at) =>
+      Effect.gen(function*() {
+        const all = yield* feeds
+        const d = row(deliveryId)
+        const feed = d === undefined ? undefined : all.find((f) => f.id === d.feedId)
+        if (d === undefined || feed === undefined) return { _tag: "Gone" } as const
+        if (s.crossposts.has(deliveryId)) return { _tag: "Taken" } as const
+        const channelId = feed.webhook.channelId
+        const taken = [...s.crossposts.values()].filter((c) => c.channelId === channelId)
+        const decision = decideCrosspost(taken, slots, at)
+        if (decision._tag === "OverBudget") return { _tag: "OverBudget", channelId, freeAt: decision.freeAt } as const
+        s.crossposts.set(deliveryId, { channelId, slots, at })
+        const bot = yield* bots.get(feed.botId)
+        return { _tag: "Granted", channelId, botToken: bot?.token ?? null } as const
+      }),
+    notCrossposted: (deliveryId, reason) =>
+      Effect.map(feeds, () => {
+        const d = row(deliveryId)
+        if (d === undefined || d.state !== "sent" || d.reason !== null) return
+        Object.assign(d, { reason })
+        writableStatus(d.feedId).notCrossposted += 1
+      }),
     failPending: (feedId, reason) => failAll((d) => d.feedId === feedId && d.state === "pending", reason),
     webhooksWithPending: (before, limit) =>
       Effect.map(feeds, () =>
@@ -352,13 +382,14 @@ export const DeliveryStoreMemory = Layer.effect(DeliveryStore, Effect.gen(functi
       Effect.map(feeds, (all) => {
         const feed = all.find((f) => f.id === feedId)
         if (feed === undefined) return Option.none()
-        const { delivered, lastDeliveryAt, reason, skipped, state } = statusOf(feedId)
+        const { delivered, lastDeliveryAt, notCrossposted, reason, skipped, state } = statusOf(feedId)
         const src = sourceBy(feed.module, feed.feedIdentifier)
         return Option.some({
           state,
           reason,
           delivered,
           skipped,
+          notCrossposted,
           lastDeliveryAt,
           lastPollAt: src?.lastPollAt ?? null,
           nextPollAt: src?.nextPollAt ?? null
@@ -373,6 +404,7 @@ export const DeliveryStoreMemory = Layer.effect(DeliveryStore, Effect.gen(functi
         const kept = s.deliveries.filter((d) => !(d.at < deliveriesBefore && FINISHED.includes(d.state)))
         const deliveries = s.deliveries.length - kept.length
         s.deliveries = kept
+        for (const [id, c] of s.crossposts) if (c.at < deliveriesBefore) s.crossposts.delete(id)
         return { seen, deliveries }
       })
   })

@@ -11,6 +11,7 @@ import { Cipher } from "../../services/infra/Cipher.ts"
 import type { DeliveryBody, DeliverySource, DeliveryStore, FeedState, NewDelivery } from "../../services/delivery/DeliveryStore.ts"
 import {
   chunks,
+  crosspostColumn,
   decodeFeeds,
   decodeOpen,
   decodeRefs,
@@ -92,7 +93,7 @@ export const DeliveryFeedsSql: Effect.Effect<FeedCalls, never, SqlClient.SqlClie
     run(
       Effect.gen(function*() {
         const rows = yield* sql`SELECT d.id, d.item_id, d.webhook_id, d.body, d.attempts, f.webhook_token_enc,
-            f.webhook_id AS feed_webhook_id, ${sql.literal(feedRefColumns)}
+            f.webhook_id AS feed_webhook_id, ${sql.literal(crosspostColumn)}, ${sql.literal(feedRefColumns)}
           FROM feed_deliveries d JOIN feeds f ON f.id = d.feed_id ${sql.literal(feedRefJoins)}
           WHERE d.webhook_id = ${webhookId} AND d.state = 'pending' AND COALESCE(s.state, 'active') <> 'disabled'
           ORDER BY d.event_at, d.id
@@ -110,7 +111,8 @@ export const DeliveryFeedsSql: Effect.Effect<FeedCalls, never, SqlClient.SqlClie
           body: Option.getOrNull(readBody(row.body)) as DeliveryBody | null,
           attempts: Number(row.attempts),
           feed: toFeedRef(row),
-          webhookToken: token
+          webhookToken: token,
+          crosspost: row.crosspost
         })
       }),
       "nextPending"
@@ -191,7 +193,8 @@ export const DeliveryFeedsSql: Effect.Effect<FeedCalls, never, SqlClient.SqlClie
     status: (feedId) =>
       run(
         sql`SELECT COALESCE(s.state, 'active') AS state, s.reason, COALESCE(s.delivered, 0) AS delivered,
-            COALESCE(s.skipped, 0) AS skipped, s.last_delivery_at, src.last_poll_at, src.next_poll_at
+            COALESCE(s.skipped, 0) AS skipped, COALESCE(s.not_crossposted, 0) AS not_crossposted, s.last_delivery_at,
+            src.last_poll_at, src.next_poll_at
           FROM feeds f LEFT JOIN feed_status s ON s.feed_id = f.id
           LEFT JOIN feed_sources src ON src.module = f.module AND src.identifier = f.feed_identifier
           WHERE f.id = ${feedId}`.pipe(
@@ -206,6 +209,8 @@ export const DeliveryFeedsSql: Effect.Effect<FeedCalls, never, SqlClient.SqlClie
           const seen = yield* sql`DELETE FROM feed_seen_items WHERE seen_at < ${seenBefore} RETURNING 1`
           const deliveries = yield* sql`DELETE FROM feed_deliveries
             WHERE at < ${deliveriesBefore} AND state IN ('sent', 'failed', 'skipped') RETURNING 1`
+          // A reservation counts for its hour; kept as long as its delivery (whose guard it is).
+          yield* sql`DELETE FROM feed_crossposts WHERE at < ${deliveriesBefore}`
           return { seen: seen.length, deliveries: deliveries.length }
         }),
         "retention"

@@ -128,8 +128,12 @@ export const Body = Schema.Struct({
 })
 export const readBody = Schema.decodeUnknownOption(Body)
 
+/** Whether the feed asks its messages to be published (jsonb `true` exactly), as `crosspost`. */
+export const crosspostColumn = `COALESCE(f.webhook_options->'crosspost' = 'true'::jsonb, false) AS crosspost`
+
 export const OpenRow = Schema.Struct({
   ...FeedRefRow.fields,
+  crosspost: Schema.Boolean,
   id: Id,
   item_id: Schema.String,
   webhook_id: Schema.String,
@@ -145,6 +149,7 @@ export const StatusRow = Schema.Struct({
   reason: Schema.NullOr(Schema.String),
   delivered: Count,
   skipped: Count,
+  not_crossposted: Count,
   last_delivery_at: When,
   last_poll_at: When,
   next_poll_at: When
@@ -157,7 +162,8 @@ export const toStatus = (r: typeof StatusRow.Type): FeedStatus => ({
   nextPollAt: r.next_poll_at,
   lastDeliveryAt: r.last_delivery_at,
   delivered: Number(r.delivered),
-  skipped: Number(r.skipped)
+  skipped: Number(r.skipped),
+  notCrossposted: Number(r.not_crossposted)
 })
 
 export const decodeRefs = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ ...FeedRefRow.fields, previous: FeedState })))

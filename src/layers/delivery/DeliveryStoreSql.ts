@@ -4,11 +4,12 @@
  * follow SqlFailure.ts (down → 503; nothing here stores a client's value, so a refusal is our bug),
  * through DeliveryStoreRun.ts. Rows are read through DeliveryRows.ts. The calls live in two halves:
  * sources and their polls (DeliverySourcesSql.ts), feeds and their deliveries (DeliveryFeedsSql.ts),
- * and the sends with no answer (DeliveryUncertainSql.ts).
+ * the sends with no answer (DeliveryUncertainSql.ts), and crossposts (DeliveryCrosspostSql.ts).
  */
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { DeliveryStore } from "../../services/delivery/DeliveryStore.ts"
+import { DeliveryCrosspostSql } from "./DeliveryCrosspostSql.ts"
 import { DeliveryFeedsSql } from "./DeliveryFeedsSql.ts"
 import { DeliverySourcesSql } from "./DeliverySourcesSql.ts"
 import { db } from "./DeliveryStoreRun.ts"
@@ -19,10 +20,12 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
   const sources = yield* DeliverySourcesSql
   const feeds = yield* DeliveryFeedsSql
   const uncertain = yield* DeliveryUncertainSql
+  const crossposts = yield* DeliveryCrosspostSql
   return DeliveryStore.of({
     transaction: (self) => sql.withTransaction(self).pipe(db),
     ...sources,
     ...feeds,
-    ...uncertain
+    ...uncertain,
+    ...crossposts
   })
 }))

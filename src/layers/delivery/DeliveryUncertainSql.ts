@@ -8,7 +8,7 @@ import { SqlClient } from "effect/sql"
 import type { PlatformWebhookBody } from "../../services/platform/ChatPlatform.ts"
 import { Cipher } from "../../services/infra/Cipher.ts"
 import type { DeliveryStore, UncertainDelivery } from "../../services/delivery/DeliveryStore.ts"
-import { feedRefColumns, feedRefJoins, OpenRow, readBody, toFeedRef } from "./DeliveryRows.ts"
+import { crosspostColumn, feedRefColumns, feedRefJoins, OpenRow, readBody, toFeedRef } from "./DeliveryRows.ts"
 import { run } from "./DeliveryStoreRun.ts"
 
 type UncertainCalls = Pick<DeliveryStore["Service"], "uncertainSends" | "markUncertain" | "reclaim" | "recordedMessageIds">
@@ -39,6 +39,7 @@ export const DeliveryUncertainSql: Effect.Effect<UncertainCalls, never, SqlClien
       Effect.gen(function*() {
         const rows = yield* sql`SELECT d.id, d.item_id, d.webhook_id, d.body, d.attempts, d.at AS sent_at, d.reason AS send_reason,
             f.webhook_token_enc, f.webhook_id AS feed_webhook_id, f.webhook_channel_id, b.token_enc AS bot_token_enc,
+            ${sql.literal(crosspostColumn)},
             ${sql.literal(feedRefColumns)}
           FROM feed_deliveries d JOIN feeds f ON f.id = d.feed_id ${sql.literal(feedRefJoins)}
           WHERE d.webhook_id = ${webhookId} AND d.state = 'sending'
@@ -55,6 +56,7 @@ export const DeliveryUncertainSql: Effect.Effect<UncertainCalls, never, SqlClien
               attempts: Number(row.attempts),
               feed: toFeedRef(row),
               webhookToken,
+              crosspost: row.crosspost,
               sentAt: row.sent_at,
               reason: row.send_reason,
               channelId: row.webhook_channel_id,

@@ -14,11 +14,14 @@
  * - 401, 403, 404: never retried; the feed is disabled with the reason and audited; its waiting
  *   messages fail with it.
  * - Another refusal (400: a message the platform will not take): that delivery `failed`, the rest go on.
+ * - Sent, for a `crosspost: true` feed: its messages are then published (DeliveryCrosspost.ts),
+ *   within the channel's budget; whatever happens there, the delivery stays sent.
  */
 import { Clock, Effect, Option, Schema } from "effect"
 import type { RequestTimeout, ServiceUnavailable } from "../../domain/infra/Errors.ts"
 import type { AuditLog } from "../audit/AuditLog.ts"
 import type { ChatPlatform, PlatformError, PlatformRejected } from "../platform/ChatPlatform.ts"
+import { makeCrossposter } from "./DeliveryCrosspost.ts"
 import { disableFeeds } from "./DeliveryDisable.ts"
 import { PostQueue } from "./DeliveryQueues.ts"
 import type { DeliverySettingsShape } from "./DeliverySettings.ts"
@@ -75,6 +78,7 @@ export const makePoster = (deps: {
 }) => {
   const { audit, engine, platform, settings, store } = deps
   const disable = disableFeeds(store, audit)
+  const { crosspost } = makeCrossposter({ store, platform })
 
   const onError = (d: OpenDelivery, e: PlatformError): Effect.Effect<Step, ServiceUnavailable> => {
     // Stryker disable next-line ConditionalExpression: only a PlatformRejected has a `status`; for the others includes(undefined) is false
@@ -112,6 +116,7 @@ export const makePoster = (deps: {
       // opened (its id is the post's). The item counts as posted once its first is; a follow-up the
       // platform refuses is logged, never sent twice.
       const into = threadId ?? (first.thread_name !== undefined && result.success !== null ? result.success : undefined)
+      const posted = [result.success]
       for (const next of continued ?? []) {
         const r = yield* Effect.result(platform.executeWebhook(d.webhookId, d.webhookToken, next, { wait: true, threadId: into }))
         if (r._tag === "Failure") {
@@ -120,7 +125,9 @@ export const makePoster = (deps: {
           )
           break
         }
+        posted.push(r.success)
       }
+      yield* crosspost(d, { messageIds: posted, inThread: into !== undefined })
       return "sent" as const
     })
 
@@ -146,6 +153,7 @@ export const makePoster = (deps: {
     store,
     platform,
     settings,
+    crosspost,
     send: (d) =>
       d.webhookToken === null || d.body === null
         ? Effect.as(store.markFailed(d.id, "the webhook's token cannot be decrypted with the configured keys"), "failed" as const)

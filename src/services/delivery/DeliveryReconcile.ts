@@ -4,7 +4,8 @@
  * before the platform answered, or its worker stopped mid-send — may or may not be in its channel.
  * Before anything else of its webhook is sent, the worker reads the channel's recent messages with
  * the feed's bot (GET /channels/{id}/messages, newest first, 50 a page) and looks for it:
- * - found: recorded `sent` with that message's id, not posted again;
+ * - found: recorded `sent` with that message's id, not posted again; for a `crosspost: true` feed,
+ *   published then (DeliveryCrosspost.ts): the send had no answer, so nothing published it before;
  * - not there: sent once more (one more attempt; after `postAttempts` the delivery fails with why);
  * - cannot tell (the bot may not read the channel, no bot token, more than 250 messages since the
  *   send): `failed`, "unknown whether it was posted" with the reason, never sent twice blindly;
@@ -20,6 +21,7 @@
 import { Clock, Effect } from "effect"
 import type { ServiceUnavailable } from "../../domain/infra/Errors.ts"
 import type { ChatPlatform, PlatformError, PlatformMessage } from "../platform/ChatPlatform.ts"
+import type { CrosspostOutcome, Posted } from "./DeliveryCrosspost.ts"
 import type { DeliverySettingsShape } from "./DeliverySettings.ts"
 import type { DeliveryStore, UncertainDelivery } from "./DeliveryStore.ts"
 
@@ -51,8 +53,10 @@ export const makeReconciler = (deps: {
   readonly settings: DeliverySettingsShape
   /** Sends a claimed delivery and records what the platform answered (DeliveryPost.ts). */
   readonly send: (d: UncertainDelivery) => Effect.Effect<Step, ServiceUnavailable>
+  /** Publishes a found message of a `crosspost: true` feed (DeliveryCrosspost.ts). */
+  readonly crosspost: (d: UncertainDelivery, posted: Posted) => Effect.Effect<CrosspostOutcome>
 }) => {
-  const { platform, send, settings, store } = deps
+  const { crosspost, platform, send, settings, store } = deps
 
   /** Pages back from the newest message until the send's start: is the delivery's message there? */
   const search = (
@@ -108,6 +112,8 @@ export const makeReconciler = (deps: {
         yield* Effect.logInfo("an unanswered send was found in its channel: recorded as sent").pipe(
           Effect.annotateLogs({ delivery: d.id, message: found.messageId })
         )
+        // Found in the webhook's channel itself, never in a thread (the search reads that channel).
+        yield* crosspost(d, { messageIds: [found.messageId], inThread: false })
         return "sent" as const
       }
       if (found._tag === "Unknown") return yield* fail(d, found.reason)

@@ -114,6 +114,8 @@ export interface OpenDelivery {
   readonly feed: FeedRef
   /** The feed's webhook token; null when the configured keys cannot decrypt it. */
   readonly webhookToken: Redacted.Redacted<string> | null
+  /** The feed asks its posted messages to be published (`webhook_options.crosspost`, as the feed is now). */
+  readonly crosspost: boolean
 }
 
 /**
@@ -140,7 +142,21 @@ export interface FeedStatus {
   readonly lastDeliveryAt: Date | null
   readonly delivered: number
   readonly skipped: number
+  /** Posted deliveries not crossposted (over the channel's budget, or refused by the platform). */
+  readonly notCrossposted: number
 }
+
+/**
+ * A crosspost asked for (CrosspostBudget.ts): granted (its slots taken in the webhook's channel,
+ * with the feed's bot token to publish with; null when the keys cannot decrypt it), over the
+ * channel's budget, `Taken` when the delivery has a reservation already (never crossposted twice),
+ * `Gone` when the delivery no longer exists.
+ */
+export type CrosspostReservation =
+  | { readonly _tag: "Granted"; readonly channelId: string; readonly botToken: Redacted.Redacted<string> | null }
+  | { readonly _tag: "OverBudget"; readonly channelId: string; readonly freeAt: Date | null }
+  | { readonly _tag: "Taken" }
+  | { readonly _tag: "Gone" }
 
 /** A feed whose state a call changed, as it was before. */
 export interface StateChange {
@@ -224,6 +240,13 @@ export class DeliveryStore extends Context.Service<DeliveryStore, {
   /** → `pending` again (it was not posted), with why, for a later attempt. */
   readonly markRetry: (deliveryId: string, reason: string) => Effect.Effect<void, ServiceUnavailable>
   readonly markFailed: (deliveryId: string, reason: string) => Effect.Effect<void, ServiceUnavailable>
+  /**
+   * Takes `slots` of the crosspost budget of the delivery's webhook channel at `at`, if they fit
+   * (CrosspostBudget.ts), atomically across every worker: one reservation per channel at a time.
+   */
+  readonly reserveCrosspost: (deliveryId: string, slots: number, at: Date) => Effect.Effect<CrosspostReservation, ServiceUnavailable>
+  /** A sent delivery not crossposted: `reason` recorded on it and its feed's count + 1, once per delivery. */
+  readonly notCrossposted: (deliveryId: string, reason: string) => Effect.Effect<void, ServiceUnavailable>
   /** The feed's `pending` deliveries → `failed` with `reason` (the feed was disabled); how many. */
   readonly failPending: (feedId: string, reason: string) => Effect.Effect<number, ServiceUnavailable>
   /**
@@ -245,7 +268,10 @@ export class DeliveryStore extends Context.Service<DeliveryStore, {
   ) => Effect.Effect<ReadonlyArray<StateChange>, ServiceUnavailable>
   readonly status: (feedId: string) => Effect.Effect<Option.Option<FeedStatus>, ServiceUnavailable>
 
-  /** Deletes seen ids older than `seenBefore` and finished deliveries older than `deliveriesBefore`. */
+  /**
+   * Deletes seen ids older than `seenBefore`, and finished deliveries and crosspost reservations
+   * older than `deliveriesBefore`.
+   */
   readonly retention: (
     cutoffs: { readonly seenBefore: Date; readonly deliveriesBefore: Date }
   ) => Effect.Effect<{ readonly seen: number; readonly deliveries: number }, ServiceUnavailable>

@@ -46,7 +46,8 @@ export const neverPolled: FeedStatus = {
   next_poll_at: null,
   last_delivery_at: null,
   delivered: 0,
-  skipped: 0
+  skipped: 0,
+  not_crossposted: 0
 }
 
 export const FeedDelivery = Context.Reference<FeedDeliveryShape>("gateway/FeedDelivery", {

@@ -56,7 +56,8 @@ export const FeedDeliveryLive = Layer.effect(
             next_poll_at: iso(next),
             last_delivery_at: iso(s.lastDeliveryAt),
             delivered: s.delivered,
-            skipped: s.skipped
+            skipped: s.skipped,
+            not_crossposted: s.notCrossposted
           } satisfies FeedStatus
         })
     })
