@@ -1,13 +1,15 @@
 /**
- * The world DeliveryPost's tests run in (DeliveryPostMutation, DeliveryReconcileMutation): an
- * in-memory delivery log and a scripted platform, so every answer of the platform is one line.
+ * The world DeliveryPost's tests run in (DeliveryPost, DeliveryReconcile, DeliveryCrosspost): an
+ * in-memory delivery log and a scripted platform, so every answer of the platform is one line; the
+ * crosspost budget's answers are scripted too (the real rule is the store's: its contract suite).
  */
 import { Effect, Option, Redacted } from "effect"
 import type { AuditLog } from "../../src/services/audit/AuditLog.ts"
 import type { ChatPlatform, PlatformError, PlatformMessage } from "../../src/services/platform/ChatPlatform.ts"
 import { PlatformRejected } from "../../src/services/platform/ChatPlatform.ts"
 import { makePoster } from "../../src/services/delivery/DeliveryPost.ts"
-import type { DeliveryStore, FeedRef, FeedState, OpenDelivery } from "../../src/services/delivery/DeliveryStore.ts"
+import type { CrosspostReservation, DeliveryStore, FeedRef, FeedState, OpenDelivery } from "../../src/services/delivery/DeliveryStore.ts"
+import { ServiceUnavailable } from "../../src/domain/infra/Errors.ts"
 import type { JobEngine } from "../../src/services/jobs/JobEngine.ts"
 
 export const WEBHOOK = "900000000000000001"
@@ -26,6 +28,8 @@ interface Row {
   stolen?: boolean
   /** When its send started (the claim). */
   sentAt: Date
+  /** Its feed asks for crossposts. */
+  crosspost?: boolean
 }
 
 const feedRef = (id: string, state: FeedState): FeedRef => ({
@@ -49,6 +53,10 @@ export const world = (o: {
   /** The webhook's channel, newest first; or the read's failure. */
   readonly channel?: ReadonlyArray<PlatformMessage> | PlatformError
   readonly botToken?: string | null
+  /** What `reserveCrosspost` answers, in turn (default: granted in CHANNEL with the bot's token); a failure is the store's. */
+  readonly reservations?: ReadonlyArray<CrosspostReservation | ServiceUnavailable>
+  /** What each `crosspostMessage` answers, in turn (default: published). */
+  readonly crossposts?: ReadonlyArray<Effect.Effect<void, PlatformError>>
 }) => {
   const feeds = new Map<string, FeedRef>([["1", feedRef("1", o.feedState ?? "active")]])
   const rows: Array<Row> = o.rows.map((r) => ({
@@ -69,6 +77,11 @@ export const world = (o: {
   const audits: Array<{ eventType: string; eventString: string }> = []
   const queued: Array<{ payload: unknown; options: unknown; queue: unknown }> = []
   const row = (id: string) => rows.find((r) => r.id === id)!
+  const reservations = [...(o.reservations ?? [])]
+  const crossposts = [...(o.crossposts ?? [])]
+  const reserved: Array<{ deliveryId: string; slots: number }> = []
+  const published: Array<{ token: string; channelId: string; messageId: string }> = []
+  const missed: Array<{ deliveryId: string; reason: string }> = []
   const store = {
     transaction: (self: Effect.Effect<unknown, unknown, unknown>) => self,
     uncertainSends: (webhookId: string) =>
@@ -81,7 +94,7 @@ export const world = (o: {
           attempts: r.attempts,
           feed: feeds.get(r.feedId)!,
           webhookToken: r.token === null ? null : Redacted.make(r.token),
-          crosspost: false,
+          crosspost: r.crosspost ?? false,
           sentAt: r.sentAt,
           reason: r.reason,
           channelId: CHANNEL,
@@ -109,7 +122,7 @@ export const world = (o: {
           attempts: r.attempts,
           feed: feeds.get(r.feedId)!,
           webhookToken: r.token === null ? null : Redacted.make(r.token),
-          crosspost: false
+          crosspost: r.crosspost ?? false
         })
       }),
     claim: (id: string) =>
@@ -133,6 +146,14 @@ export const world = (o: {
         for (const r of hit) Object.assign(r, { state: "failed", reason })
         return hit.length
       }),
+    reserveCrosspost: (deliveryId: string, slots: number) =>
+      Effect.suspend(() => {
+        reserved.push({ deliveryId, slots })
+        const next = reservations.shift()
+        if (next instanceof ServiceUnavailable) return Effect.fail(next)
+        return Effect.succeed(next ?? { _tag: "Granted", channelId: CHANNEL, botToken: o.botToken === null ? null : Redacted.make(o.botToken ?? "bot-token") })
+      }),
+    notCrossposted: (deliveryId: string, reason: string) => Effect.sync(() => void missed.push({ deliveryId, reason })),
     setFeedState: (ids: ReadonlyArray<string>, from: ReadonlyArray<FeedState>, to: FeedState, reason: string | null) =>
       Effect.sync(() => {
         stateCalls.push({ ids, from, to, reason })
@@ -152,6 +173,11 @@ export const world = (o: {
       Effect.suspend(() => {
         sent.push({ webhookId, token: Redacted.value(token), body, options })
         return answers.shift() ?? Effect.succeed(`msg-${++messages}`)
+      }),
+    crosspostMessage: (token: Redacted.Redacted<string>, channelId: string, messageId: string) =>
+      Effect.suspend(() => {
+        published.push({ token: Redacted.value(token), channelId, messageId })
+        return crossposts.shift() ?? Effect.void
       }),
     getChannelMessages: (token: Redacted.Redacted<string>, channelId: string, options: unknown) =>
       Effect.suspend(() => {
@@ -173,7 +199,7 @@ export const world = (o: {
   const settings = { postAttempts: o.postAttempts ?? 8 } as never
   const poster = makePoster({ store, platform, audit, engine, settings })
   const table = () => rows.map((r) => [r.id, r.state, r.reason, r.messageId] as const)
-  return { poster, rows, table, sent, reads, stateCalls, audits, queued, feedState: () => feeds.get("1")!.state }
+  return { poster, rows, table, sent, reads, stateCalls, audits, queued, reserved, published, missed, feedState: () => feeds.get("1")!.state }
 }
 
 export const rejected = (status: number, message: string, code?: number) =>
