@@ -71,7 +71,9 @@ export const DeliveryLogEntry = Schema.Struct({
   title: Schema.NullOr(Schema.String),
   url: Schema.NullOr(Schema.String),
   state: DeliveryState,
-  reason: Schema.NullOr(Schema.String).annotate({ description: "Why it was skipped or failed" }),
+  reason: Schema.NullOr(Schema.String).annotate({
+    description: "Why it was skipped or failed; on a sent one, why it was not crossposted (\"not crossposted: …\")"
+  }),
   message_id: Schema.NullOr(Schema.String).annotate({ description: "The chat platform's id of the message, once sent" }),
   at: Instant.annotate({ description: "When it was sent, skipped or failed (UTC ISO 8601)" })
 }).annotate({ identifier: "DeliveryLogEntry" })
