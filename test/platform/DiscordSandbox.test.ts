@@ -10,7 +10,7 @@ import { FetchHttpClient } from "effect/http"
 import type { DiscordChatPlatformOptions } from "../../src/layers/platform/discord/ChatPlatformDiscord.ts"
 import { ChatPlatformDiscord } from "../../src/layers/platform/discord/ChatPlatformDiscord.ts"
 import { SandboxServer } from "../../src/sandbox/Sandbox.ts"
-import { ALICE_ID, BOT1_ID, BOT1_TOKEN, BOT2_TOKEN, S1_ID, SEED } from "../../src/sandbox/Seed.ts"
+import { ALICE_ID, BOT1_ID, BOT1_TOKEN, BOT2_TOKEN, CHANNEL_INDEX, channelId, S1_ID, SEED } from "../../src/sandbox/Seed.ts"
 import { ChatPlatform } from "../../src/services/platform/ChatPlatform.ts"
 import { CapturedLogs } from "../utils/CapturedLogs.ts"
 
@@ -171,4 +171,38 @@ layer(SandboxServer.layer().pipe(Layer.provideMerge(CapturedLogs.layer)), { excl
       assert.strictEqual(after.status429 - before.status429, 0)
       assert.isAtLeast(Date.now() - started, 900)
     }))
+
+  it.effect("crosspost: past the channel's 10 an hour the 429 (retry_after ~1 h) is a 503 at once, never waited; the next is not sent; a bot without MANAGE_MESSAGES 403 50013", () =>
+    Effect.gen(function*() {
+      const platform = yield* client()
+      const news = channelId(3, CHANNEL_INDEX.news)
+      const hook = yield* platform.createWebhook(bot2, news, "Crosspost hook")
+      const ids: Array<string> = []
+      for (let i = 0; i < 12; i++) ids.push((yield* platform.executeWebhook(hook.id, hook.token!, { content: `news ${i}` }))!)
+      for (const id of ids.slice(0, 10)) yield* platform.crosspostMessage(bot2, news, id)
+      const route = "POST /channels/{id}/messages/{message_id}/crosspost"
+      const before = yield* stats
+      const started = Date.now()
+      const over = yield* Effect.flip(platform.crosspostMessage(bot2, news, ids[10]!))
+      assert.strictEqual(over._tag, "ServiceUnavailable")
+      assert.isBelow(Date.now() - started, 5_000, "not waited out")
+      const next = yield* Effect.flip(platform.crosspostMessage(bot2, news, ids[11]!))
+      assert.strictEqual(next._tag, "ServiceUnavailable")
+      const after = yield* stats
+      assert.strictEqual((after.calls[route] ?? 0) - (before.calls[route] ?? 0), 1, "the 12th was held back by the client")
+      assert.strictEqual(after.status429 - before.status429, 1)
+
+      const s4News = channelId(4, CHANNEL_INDEX.news)
+      const s4Hook = yield* platform.createWebhook(bot2, s4News, "Crosspost hook")
+      const message = (yield* platform.executeWebhook(s4Hook.id, s4Hook.token!, { content: "news" }))!
+      yield* control("/sandbox/discord/permissions", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ guild_id: SEED.ids.servers.s4, user_id: SEED.ids.bots.bot2, deny: "8192" })
+      })
+      const refused = yield* Effect.flip(platform.crosspostMessage(bot2, s4News, message))
+      assert.deepStrictEqual(refused._tag === "PlatformRejected" ? [refused.status, refused.code] : [refused._tag], [403, 50013])
+      yield* control("/sandbox/discord/permissions", { method: "DELETE" })
+      yield* platform.crosspostMessage(bot2, s4News, message)
+    }), 60_000)
 })
