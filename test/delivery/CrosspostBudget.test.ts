@@ -32,6 +32,12 @@ describe("decideCrosspost: does a delivery's publication fit the channel's hour?
     { name: "an empty channel: a split of three", taken: [], wanted: 3, expected: { _tag: "Granted", left: 7 } },
     { name: "the whole budget at once", taken: [], wanted: 10, expected: { _tag: "Granted", left: 0 } },
     { name: "more than the whole budget: never", taken: [], wanted: 11, expected: { _tag: "OverBudget", freeAt: null } },
+    {
+      name: "the whole budget with one slot taken: once that one leaves",
+      taken: ones(20),
+      wanted: 10,
+      expected: { _tag: "OverBudget", freeAt: inAnHour(minutesAgo(20)) }
+    },
     { name: "nothing asked", taken: ones(1, 2), wanted: 0, expected: { _tag: "Granted", left: 8 } },
     { name: "the 10th", taken: ones(1, 2, 3, 4, 5, 6, 7, 8, 9), wanted: 1, expected: { _tag: "Granted", left: 0 } },
     {
