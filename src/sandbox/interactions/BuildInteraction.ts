@@ -21,10 +21,16 @@ export interface Where {
   readonly channel: SeedChannel
 }
 
-/** What every interaction but PING carries about where it happened and who did it. */
-export const context = ({ bot, channel, guild, user }: Where) => {
+/**
+ * What every interaction but PING carries about where it happened and who did it; `permissionsOf`
+ * computes a member's bits (the store's, less any a test denied: DiscordStore.permissionsOf).
+ */
+export const context = (
+  { bot, channel, guild, user }: Where,
+  permissionsOf: (guild: SeedGuild, userId: string) => bigint | undefined = computePermissions
+) => {
   const member = guild.members.find((m) => m.userId === user.id)
-  const permissions = (computePermissions(guild, user.id) ?? 0n).toString()
+  const permissions = (permissionsOf(guild, user.id) ?? 0n).toString()
   return {
     guild_id: guild.id,
     guild: { id: guild.id, locale: "en-US", features: [] },
@@ -59,7 +65,7 @@ export const context = ({ bot, channel, guild, user }: Where) => {
       communication_disabled_until: null,
       unusual_dm_activity_until: null
     },
-    app_permissions: (computePermissions(guild, bot.id) ?? 0n).toString(),
+    app_permissions: (permissionsOf(guild, bot.id) ?? 0n).toString(),
     locale: user.locale,
     guild_locale: "en-US",
     entitlements: [],

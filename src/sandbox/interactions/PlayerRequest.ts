@@ -92,7 +92,7 @@ export const prepare = (store: DiscordStore, body: PlayerBody, now: number, orig
   if (guild.ownerId !== user.id && !guild.members.some((m) => m.userId === user.id)) return refuse(`${user.username} is not a member of ${guild.name}`)
   const channel = guild.channels.find((c) => c.id === body.channel_id)
   if (channel === undefined || (channel.type !== 0 && channel.type !== 5)) return refuse(`channel_id ${String(body.channel_id)} is no text channel of ${guild.name}`)
-  const where = context({ bot, user, guild, channel })
+  const where = context({ bot, user, guild, channel }, (g, id) => store.permissionsOf(g, id))
   const ids = { userId: user.id, guildId: guild.id, channelId: channel.id }
 
   switch (body.action) {
