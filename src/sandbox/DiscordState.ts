@@ -45,6 +45,19 @@ export interface WebhookMessage {
   flags?: number
 }
 
+/** A forum post a webhook opened (Execute Webhook with `thread_name`): a public thread of the forum, its id its first message's. */
+export interface ForumPostRecord {
+  readonly id: string
+  readonly name: string
+  /** The forum. */
+  readonly parentId: string
+  readonly guildId: string
+  /** The webhook that opened it. */
+  readonly ownerId: string
+  readonly appliedTags: ReadonlyArray<string>
+  readonly at: number
+}
+
 export interface Window {
   count: number
   resetAt: number
@@ -77,6 +90,8 @@ export class DiscordStore {
   readonly messages: Array<WebhookMessage> = []
   /** Threads deleted (DELETE /channels/{id}): they answer Unknown Channel from then on. */
   readonly deletedChannels = new Set<string>()
+  /** Forum posts opened by webhooks, by id (DiscordThreads.ts). */
+  readonly posts = new Map<string, ForumPostRecord>()
   private sequence = 0n
 
   constructor(readonly config: SandboxConfigShape) {}

@@ -1,27 +1,140 @@
 /**
- * The sandbox's thread and announcement-channel routes (delivery.md §10): deleting a thread (what a
- * test needs to see a feed's thread go) and publishing a message to the following servers.
+ * The sandbox's threads and forum posts (delivery.md §10), as Discord has them: a seeded thread of a
+ * server's text channel, and the posts webhooks open in its forum (Execute Webhook with
+ * `thread_name`: a public thread of the forum whose id is its first message's, owned by the webhook).
+ * - `webhookTarget`: where an executed message goes — `thread_id` a live thread of the webhook's
+ *   channel (else 404 Unknown Channel); a forum's webhook needs `thread_name` or `thread_id` (400
+ *   220001), not both (220002); `thread_name` elsewhere is 400 220003; `applied_tags` only the
+ *   forum's tag ids. A message into a thread is in the thread's history, not its channel's.
+ * - routes: `GET /guilds/{id}/threads/active` (ThreadsResponse), deleting a thread or post (what a
+ *   test needs to see a feed's thread go), and publishing an announcement channel's message.
  */
+import type { HttpServerResponse } from "effect/http"
 import { discordError, Errors } from "./DiscordHttp.ts"
 import { botGuild, botOnly, fail, json } from "./DiscordRoutes.ts"
 import type { Handler, Method, Options } from "./DiscordRoutes.ts"
-import { lookupChannel } from "./seed/ChannelLookup.ts"
 import * as Shapes from "./DiscordShapes.ts"
 import type { DiscordStore } from "./DiscordState.ts"
-import { computePermissions, findChannel, findThread, PermissionBits } from "./Seed.ts"
+import type { SeedWebhook } from "./Seed.ts"
+import { computePermissions, findChannel, findForum, findGuild, findThread, PermissionBits, PUBLIC_THREAD, THREADS } from "./Seed.ts"
+
+/** A thread that answers: seeded or opened by a webhook, not deleted. */
+export interface LiveThread {
+  readonly id: string
+  readonly name: string
+  readonly parentId: string
+  readonly guildId: string
+  readonly ownerId: string
+  readonly appliedTags: ReadonlyArray<string>
+  /** When it was opened (ms), null for the seeded ones. */
+  readonly at: number | null
+}
+
+export const liveThread = (store: DiscordStore, id: string): LiveThread | undefined => {
+  if (store.deletedChannels.has(id)) return undefined
+  const seeded = findThread(id)
+  if (seeded) {
+    const owner = findGuild(seeded.guildId)?.ownerId ?? seeded.guildId
+    return { id, name: seeded.name, parentId: seeded.parent_id, guildId: seeded.guildId, ownerId: owner, appliedTags: [], at: null }
+  }
+  return store.posts.get(id)
+}
+
+const iso = (ms: number) => new Date(ms).toISOString().replace("Z", "+00:00")
+
+/** Discord's ThreadResponse of a live thread. */
+export const threadResponse = (store: DiscordStore, t: LiveThread) => {
+  const inside = store.messages.filter((m) => m.threadId === t.id)
+  return {
+    id: t.id,
+    type: PUBLIC_THREAD,
+    flags: 0,
+    guild_id: t.guildId,
+    name: t.name,
+    parent_id: t.parentId,
+    owner_id: t.ownerId,
+    last_message_id: inside.at(-1)?.id ?? null,
+    rate_limit_per_user: 0,
+    thread_metadata: {
+      archived: false,
+      auto_archive_duration: 10080,
+      locked: false,
+      archive_timestamp: t.at === null ? "2026-01-01T00:00:00.000000+00:00" : iso(t.at),
+      ...(t.at === null ? {} : { create_timestamp: iso(t.at) })
+    },
+    message_count: inside.length,
+    member_count: 0,
+    total_message_sent: inside.length,
+    ...(findForum(t.parentId) ? { applied_tags: [...t.appliedTags] } : {})
+  }
+}
+
+/**
+ * Where Execute Webhook's message `id` goes (see the module's comment): `into` the thread (undefined:
+ * the webhook's channel), or Discord's refusal. A post opened is recorded.
+ */
+export const webhookTarget = (
+  store: DiscordStore,
+  webhook: SeedWebhook,
+  threadId: string | undefined,
+  body: Readonly<Record<string, unknown>>,
+  message: { readonly id: string; readonly at: number }
+): { readonly error: HttpServerResponse.HttpServerResponse } | { readonly into: string | undefined } => {
+  if (threadId !== undefined) {
+    const thread = liveThread(store, threadId)
+    if (!thread || thread.parentId !== webhook.channelId) return { error: Errors.unknownChannel() }
+  }
+  const forum = findForum(webhook.channelId)
+  const name = typeof body["thread_name"] === "string" && body["thread_name"] !== "" ? body["thread_name"] : undefined
+  if (name !== undefined && threadId !== undefined) {
+    return { error: discordError(400, "Webhooks posted to forum channels cannot have both a thread_name and thread_id", 220002) }
+  }
+  if (!forum) return name === undefined ? { into: threadId } : { error: discordError(400, "Webhooks can only create threads in forum channels", 220003) }
+  if (threadId !== undefined) return { into: threadId }
+  if (name === undefined) return { error: discordError(400, "Webhooks posted to forum channels must have a thread_name or thread_id", 220001) }
+  const tags = Array.isArray(body["applied_tags"]) ? body["applied_tags"] as ReadonlyArray<unknown> : []
+  if (tags.some((t) => !forum.tags.some((f) => f.id === t))) {
+    return { error: discordError(400, "Invalid Form Body", 50035, { errors: { applied_tags: { _errors: [{ code: "TAG_INVALID", message: "Unknown tag" }] } } }) }
+  }
+  store.posts.set(message.id, {
+    id: message.id,
+    name,
+    parentId: forum.id,
+    guildId: forum.guildId,
+    ownerId: webhook.id,
+    appliedTags: tags as ReadonlyArray<string>,
+    at: message.at
+  })
+  return { into: message.id }
+}
 
 export const threadRoutes = (store: DiscordStore): ReadonlyArray<readonly [Method, string, string | undefined, Handler, Options?]> => [
+  [
+    "GET",
+    "/guilds/{id}/threads/active",
+    "id",
+    // Newest first, as Discord orders them; every live thread of the server (no archived ones in the sandbox).
+    botOnly((ctx, bot) => {
+      const guild = botGuild(bot, ctx.params["id"])
+      if (!guild) return fail(Errors.unknownGuild())
+      const live = [...THREADS.map((t) => t.id), ...store.posts.keys()]
+        .map((id) => liveThread(store, id))
+        .filter((t): t is LiveThread => t !== undefined && t.guildId === guild.id)
+        .toSorted((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1))
+      return json({ threads: live.map((t) => threadResponse(store, t)), members: [], has_more: false })
+    })
+  ],
   [
     "DELETE",
     "/channels/{id}",
     "id",
-    // Only a thread may be deleted here (the seeded channels stay): what a test needs to see a feed's thread go.
+    // Only a thread or a forum post may be deleted here (the seeded channels stay).
     botOnly((ctx, bot) => {
       const id = ctx.params["id"] ?? ""
-      const thread = store.deletedChannels.has(id) ? undefined : findThread(id)
+      const thread = liveThread(store, id)
       if (!thread || !botGuild(bot, thread.guildId)) return fail(Errors.unknownChannel())
       store.deletedChannels.add(id)
-      return json(lookupChannel(id)!.body)
+      return json(threadResponse(store, thread))
     })
   ],
   [
@@ -43,5 +156,5 @@ export const threadRoutes = (store: DiscordStore): ReadonlyArray<readonly [Metho
       const webhook = store.webhooks.get(message.webhookId)
       return json(webhook ? Shapes.webhookMessage(message, webhook, message.body as Record<string, unknown>) : { id: message.id })
     })
-  ],
+  ]
 ]
