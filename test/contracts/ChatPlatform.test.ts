@@ -54,7 +54,8 @@ const fixture: Omit<ChatPlatformFixture<never>, "approve"> = {
     roleIds: [S1_ID, roleId(1, 1), roleId(1, 2), roleId(1, 3), roleId(1, 4)],
     textChannel: channelId(1, CHANNEL_INDEX.text),
     category: channelId(1, CHANNEL_INDEX.category),
-    webhook: { id: WEBHOOK_S1_ID, token: WEBHOOK_S1_TOKEN }
+    webhook: { id: WEBHOOK_S1_ID, token: WEBHOOK_S1_TOKEN },
+    thread: { id: channelId(1, 10), name: "feed-updates", parent_id: channelId(1, CHANNEL_INDEX.text) }
   },
   otherGuild: S2_ID,
   missingGuild: "399999999999999999",
