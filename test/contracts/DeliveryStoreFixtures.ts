@@ -28,6 +28,8 @@ export const addFeed = (o: {
   readonly webhookId: string
   readonly botId?: string
   readonly sealed?: boolean
+  /** The tags of the forum the webhook posts in (absent: not a forum). */
+  readonly forumTags?: ReadonlyArray<{ readonly id: string; readonly name: string }>
 }) =>
   Effect.gen(function*() {
     yield* Bots.use((bots) => bots.upsert({ id: BOT, name: "FeedsBot", icon: "ab12", token: Redacted.make("bot-token") }))
@@ -42,7 +44,7 @@ export const addFeed = (o: {
         feedIdentifier: o.identifier,
         webhookOptions: { filter_words: ["spam"], filter_excl: true, custom_header: "News ✓" },
         displayInfo: null,
-        webhook: { id: o.webhookId, tokenEnc, name: "Feed hook", avatar: null, channelId: "310000000000000102" }
+        webhook: { id: o.webhookId, tokenEnc, name: "Feed hook", avatar: null, channelId: "310000000000000102", forumTags: o.forumTags ?? null }
       }, 50)
     )
     if (inserted._tag !== "Inserted") return yield* Effect.die(new Error(`feed not inserted: ${inserted._tag}`))
