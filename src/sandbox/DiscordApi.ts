@@ -7,13 +7,12 @@ import { Effect, Layer } from "effect"
 import { HttpServerResponse } from "effect/http"
 import type { DiscordContext, Principal } from "./DiscordHttp.ts"
 import { API, discordError, discordHandler, Errors, routerPath } from "./DiscordHttp.ts"
-import { lookupChannel } from "./seed/ChannelLookup.ts"
 import { checkMessage } from "./DiscordMessage.ts"
 import * as Shapes from "./DiscordShapes.ts"
 import type { DiscordStore } from "./DiscordState.ts"
 import { DiscordState, randomToken } from "./DiscordState.ts"
 import { interactionFollowup } from "./interactions/InteractionsRoutes.ts"
-import { liveThread, threadResponse, threadRoutes, webhookTarget } from "./DiscordThreads.ts"
+import { channelAnswer, ForumTagsControl, threadRoutes, webhookTarget } from "./DiscordThreads.ts"
 import { botGuild, botOnly, fail, json } from "./DiscordRoutes.ts"
 import type { Handler, Method, Options } from "./DiscordRoutes.ts"
 import { sandboxRoute } from "./SandboxRoute.ts"
@@ -118,10 +117,8 @@ export const routes = (store: DiscordStore): ReadonlyArray<readonly [Method, str
     "id",
     botOnly((ctx, bot) => {
       const id = ctx.params["id"] ?? ""
-      // A thread or forum post as the threads list shows it (DiscordThreads.ts); a channel or forum from the seed.
-      const thread = liveThread(store, id)
-      if (thread) return botGuild(bot, thread.guildId) ? json(threadResponse(store, thread)) : fail(Errors.unknownChannel())
-      const found = store.deletedChannels.has(id) ? undefined : lookupChannel(id)
+      // A thread or forum post as the threads list shows it, a forum with its tags now (DiscordThreads.ts), a channel.
+      const found = channelAnswer(store, id)
       return found && botGuild(bot, found.guildId) ? json(found.body) : fail(Errors.unknownChannel())
     })
   ],
@@ -265,6 +262,7 @@ export const DiscordApiRoutes = Layer.unwrap(Effect.gen(function*() {
   return Layer.mergeAll(
     // Unknown API paths answer like Discord.
     sandboxRoute("*", `${API}/*`, Effect.succeed(Errors.notFound()), { name: "* unknown" }),
+    ForumTagsControl,
     ...layers
   )
 }))

@@ -92,6 +92,8 @@ export class DiscordStore {
   readonly deletedChannels = new Set<string>()
   /** Forum posts opened by webhooks, by id (DiscordThreads.ts). */
   readonly posts = new Map<string, ForumPostRecord>()
+  /** A forum's tags as the control route last set them (else the seed's): DiscordThreads.ts. */
+  readonly forumTags = new Map<string, ReadonlyArray<{ readonly id: string; readonly name: string }>>()
   private sequence = 0n
 
   constructor(readonly config: SandboxConfigShape) {}

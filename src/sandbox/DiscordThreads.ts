@@ -8,14 +8,20 @@
  *   forum's tag ids. A message into a thread is in the thread's history, not its channel's.
  * - routes: `GET /guilds/{id}/threads/active` (ThreadsResponse), deleting a thread or post (what a
  *   test needs to see a feed's thread go), and publishing an announcement channel's message.
+ * - a forum's tags as a moderator edits them in the client (`PUT /sandbox/discord/forums/{id}/tags`,
+ *   a sandbox control): `GET /channels/{id}`, Execute Webhook and `GET /sandbox` follow.
  */
-import type { HttpServerResponse } from "effect/http"
+import { Effect } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { discordError, Errors } from "./DiscordHttp.ts"
 import { botGuild, botOnly, fail, json } from "./DiscordRoutes.ts"
 import type { Handler, Method, Options } from "./DiscordRoutes.ts"
 import * as Shapes from "./DiscordShapes.ts"
+import { lookupChannel } from "./seed/ChannelLookup.ts"
 import type { DiscordStore } from "./DiscordState.ts"
-import type { SeedWebhook } from "./Seed.ts"
+import { DiscordState } from "./DiscordState.ts"
+import { sandboxRoute } from "./SandboxRoute.ts"
+import type { SeedForum, SeedWebhook } from "./Seed.ts"
 import { computePermissions, findChannel, findForum, findGuild, findThread, PermissionBits, PUBLIC_THREAD, THREADS } from "./Seed.ts"
 
 /** A thread that answers: seeded or opened by a webhook, not deleted. */
@@ -38,6 +44,21 @@ export const liveThread = (store: DiscordStore, id: string): LiveThread | undefi
     return { id, name: seeded.name, parentId: seeded.parent_id, guildId: seeded.guildId, ownerId: owner, appliedTags: [], at: null }
   }
   return store.posts.get(id)
+}
+
+/** A forum's tags now: as the control route last set them, else the seed's. */
+export const forumTagsOf = (store: DiscordStore, forum: SeedForum): ReadonlyArray<{ readonly id: string; readonly name: string }> =>
+  store.forumTags.get(forum.id) ?? forum.tags
+
+/** `GET /channels/{id}`: a live thread, a forum with its tags now, or a channel of the seed; with its server. */
+export const channelAnswer = (store: DiscordStore, id: string): { readonly guildId: string; readonly body: unknown } | undefined => {
+  const thread = liveThread(store, id)
+  if (thread) return { guildId: thread.guildId, body: threadResponse(store, thread) }
+  const found = store.deletedChannels.has(id) ? undefined : lookupChannel(id)
+  const forum = findForum(id)
+  if (found === undefined || forum === undefined) return found
+  const available = forumTagsOf(store, forum).map((t) => ({ id: t.id, name: t.name, moderated: false, emoji_id: null, emoji_name: null }))
+  return { guildId: found.guildId, body: { ...found.body, available_tags: available } }
 }
 
 const iso = (ms: number) => new Date(ms).toISOString().replace("Z", "+00:00")
@@ -93,7 +114,8 @@ export const webhookTarget = (
   if (threadId !== undefined) return { into: threadId }
   if (name === undefined) return { error: discordError(400, "Webhooks posted to forum channels must have a thread_name or thread_id", 220001) }
   const tags = Array.isArray(body["applied_tags"]) ? body["applied_tags"] as ReadonlyArray<unknown> : []
-  if (tags.some((t) => !forum.tags.some((f) => f.id === t))) {
+  const known = forumTagsOf(store, forum)
+  if (tags.some((t) => !known.some((f) => f.id === t))) {
     return { error: discordError(400, "Invalid Form Body", 50035, { errors: { applied_tags: { _errors: [{ code: "TAG_INVALID", message: "Unknown tag" }] } } }) }
   }
   store.posts.set(message.id, {
@@ -107,6 +129,43 @@ export const webhookTarget = (
   })
   return { into: message.id }
 }
+
+const MAX_TAGS = 20
+const MAX_TAG_NAME = 20
+
+/**
+ * `PUT /sandbox/discord/forums/{id}/tags` `{ "tags": [{ "id"?, "name" }] }`: the forum's tags
+ * replaced, as a moderator does in the client — a tag given with the id of one it has is renamed
+ * (keeps its id), one without an id is new (a fresh id), one left out is deleted. Discord's limits:
+ * at most 20 tags, names of 1–20 characters, no name twice.
+ */
+export const ForumTagsControl = sandboxRoute("PUT", "/sandbox/discord/forums/:id/tags", Effect.gen(function*() {
+  const store = yield* DiscordState
+  const forum = findForum((yield* HttpRouter.params)["id"] ?? "")
+  const problem = (status: number, message: string) => HttpServerResponse.jsonUnsafe({ errors: [{ code: status === 404 ? "Not Found" : "Bad Request", message }] }, { status })
+  if (forum === undefined) return problem(404, "no such forum; GET /sandbox lists them")
+  const text = yield* (yield* HttpServerRequest.HttpServerRequest).text.pipe(Effect.orElseSucceed(() => ""))
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    return problem(400, "the body must be JSON: { \"tags\": [{ \"id\"?, \"name\" }] }")
+  }
+  const list = typeof body === "object" && body !== null ? (body as Record<string, unknown>)["tags"] : undefined
+  const current = forumTagsOf(store, forum)
+  if (!Array.isArray(list) || list.length > MAX_TAGS) return problem(400, `tags: an array of at most ${MAX_TAGS} tags`)
+  const tags: Array<{ id: string; name: string }> = []
+  for (const raw of list as ReadonlyArray<unknown>) {
+    const t = typeof raw === "object" && raw !== null ? raw as Record<string, unknown> : {}
+    const name = typeof t["name"] === "string" ? t["name"].trim() : ""
+    if (name === "" || [...name].length > MAX_TAG_NAME) return problem(400, `tags[${tags.length}].name: 1 to ${MAX_TAG_NAME} characters`)
+    if (tags.some((x) => x.name.toLowerCase() === name.toLowerCase())) return problem(400, `tags[${tags.length}].name: "${name}" is there twice`)
+    const id = typeof t["id"] === "string" && current.some((c) => c.id === t["id"]) ? t["id"] : store.nextId("35")
+    tags.push({ id, name })
+  }
+  store.forumTags.set(forum.id, tags)
+  return HttpServerResponse.jsonUnsafe({ id: forum.id, tags })
+}))
 
 export const threadRoutes = (store: DiscordStore): ReadonlyArray<readonly [Method, string, string | undefined, Handler, Options?]> => [
   [

@@ -3,8 +3,8 @@
  * message sent into a thread is in the thread's history and not its channel's; a post a forum's
  * webhook opens is a thread of the forum (its id its first message's, owned by the webhook), listed
  * by GET /guilds/{id}/threads/active in Discord's ThreadsResponse, answered by GET /channels/{id},
- * and a message may follow into it; Discord's refusals of thread_name and thread_id (220001–220003,
- * over 100 characters).
+ * and a message may follow into it; a forum's tags edited through the sandbox's control; Discord's
+ * refusals of thread_name and thread_id (220001–220003, over 100 characters).
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
@@ -84,6 +84,35 @@ layer(SandboxServer.layer(), { excludeTestServices: true })("sandbox forum posts
       assert.strictEqual(field((first.body as Array<unknown>)[0], "webhook_id"), HOOK.id)
       // A server the bot is not in: Unknown Guild.
       assert.strictEqual((yield* api(`/guilds/${S2_ID}/threads/active`)).status, 404)
+    }))
+
+  it.effect("a forum's tags edited as a moderator would (PUT /sandbox/discord/forums/{id}/tags): the channel, the listing and Execute Webhook follow", () =>
+    Effect.gen(function*() {
+      const forum = FORUMS[2]!
+      const hook = FORUM_WEBHOOKS[2]!
+      const [news, release] = forum.tags
+      const put = (body: unknown, id = forum.id) =>
+        call(`/sandbox/discord/forums/${id}/tags`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+      const edited = yield* put({ tags: [{ id: news!.id, name: "Headlines" }, { name: "Events" }, { id: "1", name: "Unknown id: new" }] })
+      assert.strictEqual(edited.status, 200, JSON.stringify(edited.body))
+      const tags = field(edited.body, "tags") as Array<{ id: string; name: string }>
+      assert.deepStrictEqual(tags.map((t) => t.name), ["Headlines", "Events", "Unknown id: new"])
+      assert.strictEqual(tags[0]!.id, news!.id, "renamed, same id")
+      assert.notInclude([news!.id, release!.id, "1"], tags[1]!.id)
+      assert.notStrictEqual(tags[2]!.id, "1")
+      const channel = (yield* api(`/channels/${forum.id}`)).body as { available_tags: Array<{ id: string; name: string }> }
+      assert.deepStrictEqual(channel.available_tags.map((t) => [t.id, t.name]), tags.map((t) => [t.id, t.name]))
+      const servers = field((yield* call("/sandbox")).body, "servers") as Array<{ id: string; forums: Array<{ id: string; tags: unknown }> }>
+      assert.deepStrictEqual(servers.flatMap((g) => g.forums).find((f) => f.id === forum.id)!.tags, tags)
+      // The deleted tag is refused now, the new one taken.
+      const gone = yield* execute(hook.id, hook.token, { content: "x", thread_name: "Post", applied_tags: [release!.id] })
+      assert.deepStrictEqual([gone.status, field(gone.body, "code")], [400, 50035])
+      assert.strictEqual((yield* execute(hook.id, hook.token, { content: "x", thread_name: "Post", applied_tags: [tags[1]!.id] })).status, 200)
+      // Refused: an unknown forum, a name twice, a name over 20 characters, not a list.
+      assert.strictEqual((yield* put({ tags: [] }, channelId(1, 2))).status, 404)
+      for (const body of [{ tags: [{ name: "A" }, { name: "a" }] }, { tags: [{ name: "x".repeat(21) }] }, { tags: "News" }]) {
+        assert.strictEqual((yield* put(body)).status, 400, JSON.stringify(body))
+      }
     }))
 
   it.effect("Discord's refusals: no name in a forum (220001), a name and a thread (220002), a name outside a forum (220003), over 100 characters", () =>

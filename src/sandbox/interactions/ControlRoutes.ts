@@ -21,6 +21,12 @@ export const CONTROL_ROUTES: ReadonlyArray<{ readonly method: string; readonly p
   { method: "DELETE", path: "/sandbox/discord/messages", purpose: "empty the channel message inbox" },
   { method: "GET", path: "/sandbox/discord/dms", purpose: "direct messages the bots sent (filter user_id)" },
   {
+    method: "PUT",
+    path: "/sandbox/discord/forums/{id}/tags",
+    purpose: "replace a forum's tags as a moderator would (an id kept renames that tag, none adds one, one left out is deleted)",
+    example: { tags: [{ id: "350000000000000101", name: "Headlines" }, { name: "Events" }] }
+  },
+  {
     method: "POST",
     path: "/sandbox/discord/interactions",
     purpose: "play a member: sign and send an interaction to the bot, check its answer as the platform would",
