@@ -10,7 +10,7 @@ import type { Item } from "../../src/services/delivery/render/Item.ts"
 import { allowedMentions, mentionPrefix, mentionRoles } from "../../src/services/delivery/render/Mentions.ts"
 import type { DeliveryOptions } from "../../src/services/delivery/render/Options.ts"
 import { readOptions } from "../../src/services/delivery/render/Options.ts"
-import { MAX_CONTENT, render, renderMessages } from "../../src/services/delivery/render/Render.ts"
+import { MAX_CONTENT, outgoing, render, renderMessages } from "../../src/services/delivery/render/Render.ts"
 import { splitText } from "../../src/services/delivery/render/Split.ts"
 import { codePointLength } from "../../src/services/delivery/render/Text.ts"
 import { AT, forum, microblog, photo, rss, streaming, video } from "./ItemFixtures.ts"
@@ -211,6 +211,49 @@ describe("forum posts", () => {
     expect(named.applied_tags).toBeUndefined()
     expect(render(rss(), { forum_tags: ["News"] }).thread_name).toBeUndefined()
     expect(render(microblog(), { forum_thread_name: "  " }, { forumTags: tags }).thread_name).toBe(microblog().url)
+  })
+
+  // What the first message of an item carries in a forum, option by option (the rest of the message as without a forum).
+  const THREAD = "310000000000000110"
+  it.each<readonly [string, DeliveryOptions, ReadonlyArray<{ id: string; name: string }> | null, Record<string, unknown>]>([
+    ["not a forum: no post", { forum_tags: ["News"], forum_thread_name: "%title%" }, null, {}],
+    ["a forum: a post named by the title", {}, tags, { thread_name: "Hello world" }],
+    ["a forum without tags: named, untagged", { forum_tags: ["News"] }, [], { thread_name: "Hello world" }],
+    ["tags in the forum's order, case and spaces aside", { forum_tags: [" release", "NEWS "] }, tags, { thread_name: "Hello world", applied_tags: ["1", "2"] }],
+    ["thread_id null: a post", { thread_id: null, forum_tags: ["News"] }, tags, { thread_name: "Hello world", applied_tags: ["1"] }],
+    ["thread_id: into that existing post, none opened (the platform refuses both)", { thread_id: THREAD, forum_tags: ["News"] }, tags, {}],
+    ["mentions stay in the content, not the name", { mention_roles: [R1], forum_thread_name: "%title% by %author%" }, tags, { thread_name: "Hello world by Ann" }],
+    ["%url% in the name", { forum_thread_name: "%url%" }, tags, { thread_name: "https://news.test/posts/1" }],
+    ["censored (an NSFW item): the name's URLs wrapped like the content's", { forum_thread_name: "%title% %url%", nsfw: "censor" }, tags, {
+      thread_name: "fuck this <https://news.test/posts/1>"
+    }]
+  ])("%s", (_, options, forumTags, expected) => {
+    const item = options.nsfw === "censor" ? rss({ title: "fuck this" }) : rss()
+    const m = render(item, options, { forumTags })
+    const { thread_name, applied_tags } = m
+    const got = { ...(thread_name === undefined ? {} : { thread_name }), ...(applied_tags === undefined ? {} : { applied_tags }) }
+    expect(got).toEqual(expected)
+    // The rest of the message is what it is without a forum.
+    const { thread_name: _n, applied_tags: _t, ...rest } = m
+    expect(rest).toEqual(render(item, options))
+  })
+
+  it("split: the first message opens the post, the others follow into it without a name; with an embed, the embed is the post's", () => {
+    const header = Array.from({ length: 30 }, (_, i) => `line ${i} ${"x".repeat(90)}`).join("\n")
+    const [first, ...rest] = renderMessages(rss(), { custom_header: header, split: true, forum_tags: ["News"] }, { forumTags: tags })
+    expect(rest.length).toBeGreaterThan(0)
+    expect([first!.thread_name, first!.applied_tags]).toEqual(["Hello world", ["1"]])
+    for (const m of rest) expect([m.thread_name, m.applied_tags]).toEqual([undefined, undefined])
+    const embedded = render(rss(), { embed: true, forum_tags: ["Release"] }, { forumTags: tags })
+    expect([embedded.thread_name, embedded.applied_tags, embedded.embeds?.[0]?.description]).toEqual(["Hello world", ["2"], "Body **bold**"])
+    expect(embedded.content).toBe("New item found in News Site!")
+  })
+
+  it("outgoing: a forum post carries no thread_id; with thread_id it goes into that post and opens none", () => {
+    const post = outgoing(rss(), { forum_tags: ["News"] }, { forumTags: tags })
+    expect([post.thread_id, post.thread_name, post.applied_tags]).toEqual([undefined, "Hello world", ["1"]])
+    const into = outgoing(rss(), { thread_id: THREAD, forum_tags: ["News"] }, { forumTags: tags })
+    expect([into.thread_id, into.thread_name, into.applied_tags]).toEqual([THREAD, undefined, undefined])
   })
 })
 

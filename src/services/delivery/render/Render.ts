@@ -129,8 +129,9 @@ const httpUrl = (url: string | null | undefined): string | null =>
 
 /**
  * The messages of an item (delivery.md §3 and §10), in the order they are posted: one, or with
- * `split` up to `MAX_SPLIT`. The first opens with the feed's role mentions and carries the embed and
- * a forum post's `thread_name` and `applied_tags`; every one has the same name, avatar and
+ * `split` up to `MAX_SPLIT`. The first opens with the feed's role mentions and carries the embed and,
+ * for a forum webhook (`defaults.forumTags`) unless it goes into `thread_id`, the new post's
+ * `thread_name` and `applied_tags`; every one has the same name, avatar and
  * `allowed_mentions` (exactly the feed's roles may ping).
  */
 export const renderMessages = (item: Item, options: DeliveryOptions, defaults: RenderDefaults = {}): ReadonlyArray<WebhookMessage> => {
@@ -161,7 +162,8 @@ export const renderMessages = (item: Item, options: DeliveryOptions, defaults: R
         })]
       }
       : {}),
-    ...forumPost(item, options, defaults.forumTags)
+    // Into `thread_id` (in a forum: an existing post), no new post: the platform refuses both (220002).
+    ...(options.thread_id === null || options.thread_id === undefined ? forumPost(item, options, defaults.forumTags) : {})
   }
   return contents.map((content, i) => ({ content, ...common, ...(i === 0 ? first : {}) }))
 }
@@ -183,7 +185,7 @@ const splitContents = (item: Item, options: DeliveryOptions, prefix: string): Re
   return [prefix + pieces[0]!, ...pieces.slice(1, -1), lastContent]
 }
 
-/** A forum webhook's post: its name and tags (only when the webhook is in a forum). */
+/** A forum webhook's post: its name and tags (only when the webhook is in a forum: `tags` not null). */
 const forumPost = (item: Item, options: DeliveryOptions, tags: ReadonlyArray<ForumTag> | null | undefined) => {
   if (tags === null || tags === undefined) return {}
   const filled = fillHeader(item, options, options.forum_thread_name ?? DEFAULT_THREAD_NAME, MAX_CONTENT).text
