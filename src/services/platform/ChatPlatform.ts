@@ -99,15 +99,8 @@ export interface PlatformMessage {
   readonly author_id: string
 }
 
-/**
- * A thread as GET /guilds/{id}/threads/active lists it (Discord's ThreadResponse): the fields the
- * gateway reads. A forum's post is a thread of the forum whose id is the id of its first message.
- */
-export interface PlatformThread {
-  readonly id: string
-  readonly name: string
-  readonly parent_id: string | null
-}
+/** A thread of GET /guilds/{id}/threads/active (ThreadResponse); a forum's post is one, its id its first message's. */
+export interface PlatformThread { readonly id: string; readonly name: string; readonly parent_id: string | null }
 
 /** GET /applications/@me with a bot's token: the application's id and Ed25519 public key (hex). */
 export interface PlatformApplication {
@@ -251,15 +244,8 @@ export class ChatPlatform extends Context.Service<ChatPlatform, {
     channelId: string,
     options?: { readonly limit?: number; readonly before?: string; readonly after?: string }
   ) => Effect.Effect<ReadonlyArray<PlatformMessage>, PlatformError>
-  /**
-   * GET /guilds/{id}/threads/active with the bot's token: the server's threads that are not archived,
-   * a forum's posts among them. Never cached: a forum post whose send had no answer is looked for
-   * there (DeliveryReconcile.ts). 404 (Unknown Guild) when the bot is not in the server.
-   */
-  readonly getActiveThreads: (
-    botToken: Redacted.Redacted<string>,
-    guildId: string
-  ) => Effect.Effect<ReadonlyArray<PlatformThread>, PlatformError>
+  /** GET /guilds/{id}/threads/active (bot token, never cached: DeliveryReconcile.ts): threads not archived; 404 10004 outside. */
+  readonly getActiveThreads: (botToken: Redacted.Redacted<string>, guildId: string) => Effect.Effect<ReadonlyArray<PlatformThread>, PlatformError>
   /**
    * A direct message from the bot to a user (POST /users/@me/channels, then POST
    * /channels/{id}/messages): the message's id. 403 (50007) when the user takes no messages from it.
