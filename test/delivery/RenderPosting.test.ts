@@ -67,6 +67,10 @@ describe("the embed per module", () => {
     ["forum", forum(), {
       title: "Hello world", thumbnail: { url: "https://img.test/ts.png" }, author: { name: "u/bob" }, footer: { text: "/r/typescript" }
     }],
+    ["forum, a text post: its self-text", forum({ selfText: "Why **this**?" }), {
+      title: "Hello world", description: "Why **this**?", thumbnail: { url: "https://img.test/ts.png" }, author: { name: "u/bob" },
+      footer: { text: "/r/typescript" }
+    }],
     ["streaming", streaming(), {
       title: "Caster is live", description: "Blitz night", thumbnail: { url: "https://img.test/caster.png" },
       author: { name: "Caster" }, footer: { text: "Caster" }
@@ -197,6 +201,41 @@ describe("split", () => {
     // Without split the same header is one cut message.
     expect(renderMessages(rss(), { custom_header: header })).toHaveLength(1)
   })
+
+  // The text split is the header with its placeholders (up to 3 × 2,000 code points of it), then the
+  // URL unless the header uses %url%; the last piece is cut as §3 says, an appended URL kept whole.
+  const URL = "https://news.test/posts/1"
+  it.each<readonly [string, DeliveryOptions, Partial<Parameters<typeof rss>[0]>, (contents: ReadonlyArray<string>) => void]>([
+    ["a title of 5,000 through %title%: three messages, nothing lost before the last cut", { custom_header: "%title%" }, { title: "t ".repeat(2500).trim() }, (c) => {
+      expect(c).toHaveLength(3)
+      expect(c.map(codePointLength).slice(0, 2)).toEqual([1999, 1999])
+      expect(c[2]).toBe(`${"t ".repeat(500).trim()}\n${URL}`)
+    }],
+    ["%url% in the header: nothing appended; the last piece cut as it is", { custom_header: `%url% ${"y ".repeat(2400)}end %url%` }, {}, (c) => {
+      expect(c).toHaveLength(3)
+      expect(c[0]!.startsWith(`${URL} y y`)).toBe(true)
+      // The URL at its end stays after its space: not moved behind a line break as an appended one would be.
+      expect(c[2]!.endsWith(` end ${URL}`)).toBe(true)
+      expect(c.join(" ")).toBe(`${URL} ${"y ".repeat(2400)}end ${URL}`)
+    }],
+    ["an empty header: the URL alone, split when it is that long", { custom_header: "" }, { url: `https://news.test/${"p".repeat(4500)}` }, (c) => {
+      expect(c.map(codePointLength)).toEqual([2000, 2000, 518])
+      expect(c.join("")).toBe(`https://news.test/${"p".repeat(4500)}`)
+    }],
+    ["an empty header and a short URL: one message, the URL", { custom_header: "" }, {}, (c) => expect(c).toEqual([URL])]
+  ])("%s", (_, options, item, check) => check(renderMessages(rss(item), { ...options, split: true }).map((m) => m.content)))
+
+  it("mentions count against the 2,000: a long message with them is cut to exactly 2,000, the URL whole", () => {
+    const prefix = `<@&${R1}>\n`
+    for (const split of [false, true]) {
+      const m = render(rss({ title: "w".repeat(3000) }), { custom_header: "%title%", mention_roles: [R1], split })
+      expect(codePointLength(m.content)).toBe(MAX_CONTENT)
+      expect(m.content.startsWith(prefix)).toBe(true)
+      expect(m.content.endsWith(`…\n${URL}`) || split).toBe(true)
+    }
+    const one = render(rss({ title: "w".repeat(3000) }), { custom_header: "%title% %url%", mention_roles: [R1] })
+    expect(codePointLength(one.content)).toBe(MAX_CONTENT)
+  })
 })
 
 describe("forum posts", () => {
@@ -254,6 +293,11 @@ describe("forum posts", () => {
     expect([post.thread_id, post.thread_name, post.applied_tags]).toEqual([undefined, "Hello world", ["1"]])
     const into = outgoing(rss(), { thread_id: THREAD, forum_tags: ["News"] }, { forumTags: tags })
     expect([into.thread_id, into.thread_name, into.applied_tags]).toEqual([THREAD, undefined, undefined])
+    expect(Object.keys(outgoing(rss(), { thread_id: null }, { forumTags: null })).sort()).toEqual(["allowed_mentions", "avatar_url", "content", "username"])
+    // A split's other messages travel with the first; one message has no `continued`.
+    const split = outgoing(rss({ title: "t ".repeat(1500) }), { custom_header: "%title%", split: true, thread_id: THREAD })
+    expect([split.thread_id, split.continued?.length, split.continued?.[0]?.content.endsWith(`\n${rss().url}`)]).toEqual([THREAD, 1, true])
+    expect("continued" in outgoing(rss(), { split: true })).toBe(false)
   })
 })
 
