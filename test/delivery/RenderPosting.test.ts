@@ -293,7 +293,9 @@ describe("forum posts", () => {
     expect([post.thread_id, post.thread_name, post.applied_tags]).toEqual([undefined, "Hello world", ["1"]])
     const into = outgoing(rss(), { thread_id: THREAD, forum_tags: ["News"] }, { forumTags: tags })
     expect([into.thread_id, into.thread_name, into.applied_tags]).toEqual([THREAD, undefined, undefined])
-    expect(Object.keys(outgoing(rss(), { thread_id: null }, { forumTags: null })).sort()).toEqual(["allowed_mentions", "avatar_url", "content", "username"])
+    for (const options of [{ thread_id: null }, {}]) {
+      expect(Object.keys(outgoing(rss(), options, { forumTags: null })).sort()).toEqual(["allowed_mentions", "avatar_url", "content", "username"])
+    }
     // A split's other messages travel with the first; one message has no `continued`.
     const split = outgoing(rss({ title: "t ".repeat(1500) }), { custom_header: "%title%", split: true, thread_id: THREAD })
     expect([split.thread_id, split.continued?.length, split.continued?.[0]?.content.endsWith(`\n${rss().url}`)]).toEqual([THREAD, 1, true])

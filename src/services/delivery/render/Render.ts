@@ -70,6 +70,7 @@ export const fillHeader = (item: Item, options: DeliveryOptions, template: strin
   const values = format.values(item)
   const memo = new Map<string, string | undefined>()
   const once = (name: string, compute: () => string | undefined): string | undefined => {
+    // Stryker disable next-line ConditionalExpression: computing a value again gives the same (values are pure); the memo only saves the work
     if (!memo.has(name)) memo.set(name, compute())
     return memo.get(name)
   }
@@ -106,9 +107,9 @@ export const withUrl = (body: string, url: string, max: number): string => {
   if (body === "") return truncate(url, max)
   const suffix = `\n${url}`
   const room = max - codePointLength(suffix)
-  if (codePointLength(body) <= room) return body + suffix
   // The URL alone does not fit with an ellipsis before it: cut the whole.
   if (room < 1) return truncate(body + suffix, max, urlCutSpans(body + suffix))
+  // A body that fits comes back from truncate() as it is.
   return truncate(body, room, urlCutSpans(body)) + suffix
 }
 
@@ -175,11 +176,13 @@ const splitContents = (item: Item, options: DeliveryOptions, prefix: string): Re
   const url = isCensored(item, options) ? censorUrls(item.url) : item.url
   const whole = usesUrl || body === "" ? (body === "" ? url : body) : `${body}\n${url}`
   const pieces = splitText(whole, MAX_CONTENT, MAX_SPLIT, MAX_CONTENT - codePointLength(prefix))
-  if (pieces.length === 1) return [prefix + renderContent(item, options, { max: MAX_CONTENT - codePointLength(prefix) })]
+  // One piece: `whole` fits after the mentions, and is what renderContent would make of it.
+  if (pieces.length === 1) return [prefix + pieces[0]!]
   const last = pieces[pieces.length - 1]!
   // §3's rules for the last: cut with an ellipsis, an appended URL kept whole.
   const lastMax = MAX_CONTENT
-  const lastContent = usesUrl || body === "" || !last.endsWith(url)
+  // An empty header's `whole` is the URL: a last piece of it never ends with all of it.
+  const lastContent = usesUrl || !last.endsWith(url)
     ? truncate(last, lastMax, urlCutSpans(last))
     : withUrl(last.slice(0, last.length - url.length).trimEnd(), url, lastMax)
   return [prefix + pieces[0]!, ...pieces.slice(1, -1), lastContent]
