@@ -45,9 +45,9 @@ export const targets = {
   "src/services/delivery/render/{Mentions,Split,Embed,ForumPost}.ts": ["test/delivery/RenderPosting.test.ts"],
   "src/services/delivery/render/Select.ts": ["test/delivery/Select.test.ts", "test/delivery/SelectAgeCutoff.test.ts"],
   "src/services/delivery/render/Item.ts": ["test/delivery/Text.test.ts", "test/delivery/Item.test.ts", "test/delivery/Select.test.ts", "test/delivery/Render.test.ts", "test/delivery/Filters.test.ts"],
-  "src/services/delivery/DeliveryPost.ts": ["test/delivery/DeliveryPost.test.ts", "test/delivery/DeliveryReconcile.test.ts", "test/delivery/DeliverySteps.test.ts", "test/delivery/DeliveryWorkers.test.ts", "test/delivery/WebhookRefusals.test.ts", "test/delivery/DeliveryCrosspost.test.ts"],
-  // An unanswered send looked for in its channel (#30 item 5).
-  "src/services/delivery/DeliveryReconcile.ts": ["test/delivery/DeliveryReconcile.test.ts", "test/delivery/UncertainSend.test.ts", "test/delivery/DeliverySteps.test.ts", "test/delivery/DeliveryCrosspost.test.ts"],
+  "src/services/delivery/DeliveryPost.ts": ["test/delivery/DeliveryPost.test.ts", "test/delivery/DeliveryReconcile.test.ts", "test/delivery/DeliverySteps.test.ts", "test/delivery/DeliveryWorkers.test.ts", "test/delivery/WebhookRefusals.test.ts", "test/delivery/DeliveryCrosspost.test.ts", "test/delivery/ForumPostSend.test.ts"],
+  // An unanswered send looked for in its channel (#30 item 5), its thread or its forum (#34).
+  "src/services/delivery/DeliveryReconcile.ts": ["test/delivery/DeliveryReconcile.test.ts", "test/delivery/DeliveryReconcileThreads.test.ts", "test/delivery/UncertainSend.test.ts", "test/delivery/UncertainSendThreads.test.ts", "test/delivery/DeliverySteps.test.ts", "test/delivery/DeliveryCrosspost.test.ts"],
   // The crosspost budget of a channel (10 an hour, rolling) and what a publication's failure means (#34).
   "src/services/delivery/CrosspostBudget.ts": ["test/delivery/CrosspostBudget.test.ts", "test/delivery/DeliveryCrosspost.test.ts"],
   // The gateway's own limits through an outage of the shared counters (#30): this instance's counters and

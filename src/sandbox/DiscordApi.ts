@@ -7,18 +7,17 @@ import { Effect, Layer } from "effect"
 import { HttpServerResponse } from "effect/http"
 import type { DiscordContext, Principal } from "./DiscordHttp.ts"
 import { API, discordError, discordHandler, Errors, routerPath } from "./DiscordHttp.ts"
-import { lookupChannel } from "./seed/ChannelLookup.ts"
 import { checkMessage } from "./DiscordMessage.ts"
 import * as Shapes from "./DiscordShapes.ts"
 import type { DiscordStore } from "./DiscordState.ts"
 import { DiscordState, randomToken } from "./DiscordState.ts"
 import { interactionFollowup } from "./interactions/InteractionsRoutes.ts"
-import { threadRoutes } from "./DiscordThreads.ts"
+import { channelAnswer, ForumTagsControl, threadRoutes, webhookTarget } from "./DiscordThreads.ts"
 import { botGuild, botOnly, fail, json } from "./DiscordRoutes.ts"
 import type { Handler, Method, Options } from "./DiscordRoutes.ts"
 import { sandboxRoute } from "./SandboxRoute.ts"
 import type { SeedBot, SeedGuild, SeedWebhook } from "./Seed.ts"
-import { findChannel, findForum, findThread, guildsOf, PermissionBits, SEED } from "./Seed.ts"
+import { findChannel, guildsOf, PermissionBits, SEED } from "./Seed.ts"
 
 const anyPrincipal = (handler: (ctx: DiscordContext, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse>) =>
 (ctx: DiscordContext) => ctx.principal ? handler(ctx, ctx.principal) : fail(Errors.unauthorized())
@@ -118,7 +117,8 @@ export const routes = (store: DiscordStore): ReadonlyArray<readonly [Method, str
     "id",
     botOnly((ctx, bot) => {
       const id = ctx.params["id"] ?? ""
-      const found = store.deletedChannels.has(id) ? undefined : lookupChannel(id)
+      // A thread or forum post as the threads list shows it, a forum with its tags now (DiscordThreads.ts), a channel.
+      const found = channelAnswer(store, id)
       return found && botGuild(bot, found.guildId) ? json(found.body) : fail(Errors.unknownChannel())
     })
   ],
@@ -228,24 +228,11 @@ export const routes = (store: DiscordStore): ReadonlyArray<readonly [Method, str
         const checked = checkMessage(parsed.body)
         if (checked.error) return checked.error
         const body = checked.body
-        // Execute Webhook's thread_id: a live thread of the webhook's channel, else Unknown Channel.
-        const threadId = ctx.query.get("thread_id") ?? undefined
-        if (threadId !== undefined) {
-          const thread = store.deletedChannels.has(threadId) ? undefined : findThread(threadId)
-          if (!thread || thread.parent_id !== webhook.channelId) return Errors.unknownChannel()
-        }
-        // A forum's webhook opens a post (its id is the message's), named by thread_name, tagged with the forum's tag ids.
-        const forum = findForum(webhook.channelId)
-        const record = body as Record<string, unknown>
-        if (forum && threadId === undefined && (typeof record["thread_name"] !== "string" || record["thread_name"] === "")) {
-          return discordError(400, "Webhooks posted to forum channels must have a thread_name or thread_id", 220001)
-        }
-        const tags = record["applied_tags"]
-        if (forum && Array.isArray(tags) && tags.some((t) => !forum.tags.some((f) => f.id === t))) {
-          return discordError(400, "Invalid Form Body", 50035, { errors: { applied_tags: { _errors: [{ code: "TAG_INVALID", message: "Unknown tag" }] } } })
-        }
+        // Execute Webhook's thread_id, or the post a forum's webhook opens (its id is the message's): DiscordThreads.ts.
         const id = store.nextId("35")
-        const into = threadId ?? (forum ? id : undefined)
+        const target = webhookTarget(store, webhook, ctx.query.get("thread_id") ?? undefined, body as Record<string, unknown>, { id, at: ctx.now })
+        if ("error" in target) return target.error
+        const into = target.into
         const message = {
           id,
           webhookId: webhook.id,
@@ -275,6 +262,7 @@ export const DiscordApiRoutes = Layer.unwrap(Effect.gen(function*() {
   return Layer.mergeAll(
     // Unknown API paths answer like Discord.
     sandboxRoute("*", `${API}/*`, Effect.succeed(Errors.notFound()), { name: "* unknown" }),
+    ForumTagsControl,
     ...layers
   )
 }))

@@ -7,7 +7,8 @@ const invalidField = (field: string, code: string, message: string) =>
 /**
  * Discord's checks of an executed message: not empty, `content` at most 2,000 characters (counted
  * in code points), `username` 1–80 without "clyde"/"discord", at most 10 embeds,
- * `allowed_mentions.parse` of users/roles/everyone.
+ * `allowed_mentions.parse` of users/roles/everyone, a `thread_name` of at most 100 characters and at
+ * most 5 `applied_tags` (IncomingWebhookRequestPartial). Where a thread_name may go: DiscordThreads.ts.
  */
 export const checkMessage = (raw: unknown) => {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return { error: discordError(400, "Cannot send an empty message", 50006) } as const
@@ -39,6 +40,14 @@ export const checkMessage = (raw: unknown) => {
   const parse = typeof mentions === "object" && mentions !== null ? (mentions as Record<string, unknown>)["parse"] : undefined
   if (parse !== undefined && (!Array.isArray(parse) || parse.some((p) => p !== "users" && p !== "roles" && p !== "everyone"))) {
     return { error: invalidField("allowed_mentions", "BASE_TYPE_CHOICES", "Value must be one of {'users', 'roles', 'everyone'}.") } as const
+  }
+  const threadName = body["thread_name"]
+  if (threadName !== undefined && threadName !== null && (typeof threadName !== "string" || [...threadName].length > 100)) {
+    return { error: invalidField("thread_name", "BASE_TYPE_MAX_LENGTH", "Must be 100 or fewer in length.") } as const
+  }
+  const tags = body["applied_tags"]
+  if (tags !== undefined && tags !== null && (!Array.isArray(tags) || tags.length > 5 || tags.some((t) => typeof t !== "string"))) {
+    return { error: invalidField("applied_tags", "BASE_TYPE_MAX_LENGTH", "Must be 5 or fewer in length.") } as const
   }
   return { body } as const
 }

@@ -175,14 +175,15 @@ export const webhook = (w: SeedWebhook, creator: SeedBot | undefined, apiOrigin:
  * as author (named by the body's `username` when given), the content and embeds as sent, its flags.
  */
 export const webhookMessage = (
-  message: { readonly id: string; readonly at: number; readonly flags?: number | undefined },
+  message: { readonly id: string; readonly at: number; readonly flags?: number | undefined; readonly threadId?: string },
   w: SeedWebhook,
   body: Readonly<Record<string, unknown>>
 ) => ({
   id: message.id,
   type: 0,
   content: typeof body["content"] === "string" ? body["content"] : "",
-  channel_id: w.channelId,
+  // A message in a thread (or a forum post) is in the thread's channel, as on Discord.
+  channel_id: message.threadId ?? w.channelId,
   author: {
     id: w.id,
     username: typeof body["username"] === "string" ? body["username"] : w.name,

@@ -45,6 +45,19 @@ export interface WebhookMessage {
   flags?: number
 }
 
+/** A forum post a webhook opened (Execute Webhook with `thread_name`): a public thread of the forum, its id its first message's. */
+export interface ForumPostRecord {
+  readonly id: string
+  readonly name: string
+  /** The forum. */
+  readonly parentId: string
+  readonly guildId: string
+  /** The webhook that opened it. */
+  readonly ownerId: string
+  readonly appliedTags: ReadonlyArray<string>
+  readonly at: number
+}
+
 export interface Window {
   count: number
   resetAt: number
@@ -81,6 +94,10 @@ export class DiscordStore {
   readonly published = new Map<string, Array<number>>()
   /** Permission bits taken from a member of a server (`POST /sandbox/discord/permissions`), by `guild:user`. */
   readonly denied = new Map<string, bigint>()
+  /** Forum posts opened by webhooks, by id (DiscordThreads.ts). */
+  readonly posts = new Map<string, ForumPostRecord>()
+  /** A forum's tags as the control route last set them (else the seed's): DiscordThreads.ts. */
+  readonly forumTags = new Map<string, ReadonlyArray<{ readonly id: string; readonly name: string }>>()
   private sequence = 0n
 
   constructor(readonly config: SandboxConfigShape) {}

@@ -11,6 +11,7 @@ import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "e
 import { createServer } from "node:http"
 import { DiscordRoutes, DiscordState, SANDBOX_DISCORD_API, SANDBOX_DISCORD_AUTHORIZE } from "./DiscordSandbox.ts"
 import { botsListing, CONTROL_ROUTES, interactionsOf } from "./interactions/InteractionsRoutes.ts"
+import { forumTagsOf } from "./DiscordThreads.ts"
 import { FAULT_KINDS, sandboxRoute, SandboxState } from "./SandboxRoute.ts"
 import { FORUM_WEBHOOKS, FORUMS, SEED, THREADS } from "./Seed.ts"
 import { sandboxOrigin } from "./Origin.ts"
@@ -129,7 +130,7 @@ const IndexRoute = sandboxRoute(
           return {
             id: f.id,
             name: f.name,
-            tags: f.tags.map((t) => ({ id: t.id, name: t.name })),
+            tags: forumTagsOf(discord, f).map((t) => ({ id: t.id, name: t.name })),
             webhook_url: `${base}${SANDBOX_DISCORD_API}/webhooks/${hook.id}/${hook.token}`
           }
         })

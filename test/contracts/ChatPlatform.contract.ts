@@ -33,6 +33,8 @@ export interface ChatPlatformFixture<R> {
     readonly newsChannel: string
     readonly category: string
     readonly webhook: { readonly id: string; readonly token: string }
+    /** A thread of it that is not archived, as GET /guilds/{id}/threads/active lists it. */
+    readonly thread: { readonly id: string; readonly name: string; readonly parent_id: string }
   }
   /** A guild that exists but the bot is not in; an id nobody uses. */
   readonly otherGuild: string
@@ -267,6 +269,17 @@ export const chatPlatformContract = <R, E>(
         assert.deepStrictEqual(yield* refusal(platform.crosspostMessage(bot, g.newsChannel, text)), [404, 10008])
         assert.deepStrictEqual(yield* refusal(platform.crosspostMessage(bot, fixture.missingChannel, id)), [404, 10003])
         assert.deepStrictEqual((yield* refusal(platform.crosspostMessage(Redacted.make("not-a-bot"), g.newsChannel, id)))[0], 401)
+      }))
+
+    it.effect("a guild's active threads with the bot's token: its thread with its channel; a guild the bot is not in 404 10004", () =>
+      Effect.gen(function*() {
+        const platform = yield* ChatPlatform
+        const bot = Redacted.make(fixture.bot.token)
+        const threads = yield* platform.getActiveThreads(bot, fixture.guild.id)
+        assert.deepInclude(threads, fixture.guild.thread)
+        assert.deepStrictEqual(yield* refusal(platform.getActiveThreads(bot, fixture.otherGuild)), [404, 10004])
+        assert.deepStrictEqual(yield* refusal(platform.getActiveThreads(bot, fixture.missingGuild)), [404, 10004])
+        assert.deepStrictEqual((yield* refusal(platform.getActiveThreads(Redacted.make("not-a-bot"), fixture.guild.id)))[0], 401)
       }))
 
     it.effect("a direct message from the bot: its message id; an unknown user 400 50033; an empty message 400 50006", () =>

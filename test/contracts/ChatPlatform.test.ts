@@ -55,7 +55,8 @@ const fixture: Omit<ChatPlatformFixture<never>, "approve"> = {
     textChannel: channelId(1, CHANNEL_INDEX.text),
     newsChannel: channelId(1, CHANNEL_INDEX.news),
     category: channelId(1, CHANNEL_INDEX.category),
-    webhook: { id: WEBHOOK_S1_ID, token: WEBHOOK_S1_TOKEN }
+    webhook: { id: WEBHOOK_S1_ID, token: WEBHOOK_S1_TOKEN },
+    thread: { id: channelId(1, 10), name: "feed-updates", parent_id: channelId(1, CHANNEL_INDEX.text) }
   },
   otherGuild: S2_ID,
   missingGuild: "399999999999999999",

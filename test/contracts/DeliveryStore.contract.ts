@@ -143,13 +143,14 @@ export const deliveryStoreContract = <E>(name: string, storeLayer: DeliveryStore
         assert.isFalse(yield* store.pollUnchanged("987654321", { state, at: s4, slot: null, next: n1 }), "no such source")
       }))
 
-    it.effect("the feeds of a source, oldest first, each with its bot as actor, options, webhook and state", () =>
+    it.effect("the feeds of a source, oldest first, each with its bot as actor, options, webhook (and its forum) and state", () =>
       Effect.gen(function*() {
         const store = yield* DeliveryStore
         const identifier = newIdentifier()
         const [w1, w2] = [newWebhookId(), newWebhookId()]
         const first = yield* addFeed({ identifier, webhookId: w1 })
-        const second = yield* addFeed({ identifier, webhookId: w2, botId: UNNAMED_BOT })
+        const tags = [{ id: "350000000000000101", name: "News" }]
+        const second = yield* addFeed({ identifier, webhookId: w2, botId: UNNAMED_BOT, forumTags: tags })
         yield* addFeed({ identifier: newIdentifier(), webhookId: w1 })
         yield* store.setFeedState([second], ["active"], "disabled", "the webhook is gone")
         const feeds = yield* store.feedsOfSource({ module: "rss", identifier })
@@ -165,7 +166,8 @@ export const deliveryStoreContract = <E>(name: string, storeLayer: DeliveryStore
             reason: null,
             options: { filter_words: ["spam"], filter_excl: true, custom_header: "News ✓" },
             displayInfo: null,
-            webhookId: w1
+            webhookId: w1,
+            forumTags: null
           },
           {
             id: second,
@@ -178,7 +180,8 @@ export const deliveryStoreContract = <E>(name: string, storeLayer: DeliveryStore
             reason: "the webhook is gone",
             options: { filter_words: ["spam"], filter_excl: true, custom_header: "News ✓" },
             displayInfo: null,
-            webhookId: w2
+            webhookId: w2,
+            forumTags: tags
           }
         ])
         for (const f of feeds) assert.isBelow(Math.abs(f.createdAt.getTime() - Date.now()), 60_000)

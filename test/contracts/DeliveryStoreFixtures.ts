@@ -31,6 +31,8 @@ export const addFeed = (o: {
   /** Its webhook's channel (default 310000000000000102) and options besides the default ones. */
   readonly channelId?: string
   readonly options?: Readonly<Record<string, unknown>>
+  /** The tags of the forum the webhook posts in (absent: not a forum). */
+  readonly forumTags?: ReadonlyArray<{ readonly id: string; readonly name: string }>
 }) =>
   Effect.gen(function*() {
     yield* Bots.use((bots) => bots.upsert({ id: BOT, name: "FeedsBot", icon: "ab12", token: Redacted.make("bot-token") }))
@@ -45,7 +47,7 @@ export const addFeed = (o: {
         feedIdentifier: o.identifier,
         webhookOptions: { filter_words: ["spam"], filter_excl: true, custom_header: "News ✓", ...o.options },
         displayInfo: null,
-        webhook: { id: o.webhookId, tokenEnc, name: "Feed hook", avatar: null, channelId: o.channelId ?? "310000000000000102" }
+        webhook: { id: o.webhookId, tokenEnc, name: "Feed hook", avatar: null, channelId: o.channelId ?? "310000000000000102", forumTags: o.forumTags ?? null }
       }, 50)
     )
     if (inserted._tag !== "Inserted") return yield* Effect.die(new Error(`feed not inserted: ${inserted._tag}`))

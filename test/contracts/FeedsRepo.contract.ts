@@ -1,6 +1,7 @@
 /**
  * The FeedsRepo contract: feeds round-trip with their typed options, scoped to (bot, server, module);
- * duplicates and the limit are decided with the insert; a failed transaction rolls back. On every layer.
+ * duplicates and the limit are decided with the insert; a failed transaction rolls back; the webhook's
+ * forum tags are kept, replaced or cleared as asked. On every layer.
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
@@ -23,7 +24,7 @@ export const feed = (identifier: string, webhookId = "330000000000000101", modul
     ? { filter_event: ["live"], filter_game: ["33214"], custom_header: "héllo ✓", "webhook-name": null }
     : { custom_header: "héllo ✓", "webhook-name": null },
   displayInfo: { user_name: "alice", display_name: "Alice", user_url: "https://example.test/alice", game_names: ["Fortnite"] },
-  webhook: { id: webhookId, tokenEnc: "v1.k1.nonce.cipher", name: "Feeds", avatar: null, channelId: "310000000000000102" }
+  webhook: { id: webhookId, tokenEnc: "v1.k1.nonce.cipher", name: "Feeds", avatar: null, channelId: "310000000000000102", forumTags: null }
 })
 
 export const feedsRepoContract = (name: string, repoLayer: Layer.Layer<FeedsRepo, unknown>) =>
@@ -96,10 +97,37 @@ export const feedsRepoContract = (name: string, repoLayer: Layer.Layer<FeedsRepo
         ] as const) {
           assert.isTrue(Option.isNone(yield* repo.find(other, r.feed.id)))
           assert.isTrue(Option.isNone(yield* repo.updateOptions(other, r.feed.id, {}, null)))
+          assert.isFalse(yield* repo.setForumTags(other, r.feed.id, []))
           assert.isFalse(yield* repo.remove(other, r.feed.id))
           assert.notInclude((yield* repo.list(other)).map((f) => f.id), r.feed.id)
         }
         assert.isTrue(Option.isSome(yield* repo.find({ ...scope, module: "forum" }, r.feed.id)))
+      }))
+
+    it.effect("forum tags: stored with the feed, kept by an update that does not read them, replaced or cleared", () =>
+      Effect.gen(function*() {
+        const repo = yield* FeedsRepo
+        const s = { ...scope, module: "rss" } as const
+        const tags = [{ id: "350000000000000101", name: "News" }, { id: "350000000000000102", name: "Säkerhet ✓" }]
+        const base = feed("forum-feed", "330000000000000111", "rss")
+        const r = yield* repo.insert({ ...base, webhook: { ...base.webhook, forumTags: tags } }, 50)
+        if (r._tag !== "Inserted") return assert.fail(r._tag)
+        assert.deepStrictEqual(r.feed.webhook.forumTags, tags)
+        const tagsOf = Effect.map(repo.find(s, r.feed.id), (f) => Option.getOrThrow(f).webhook.forumTags)
+        assert.deepStrictEqual(yield* tagsOf, tags)
+
+        yield* repo.updateOptions(s, r.feed.id, { custom_header: "kept" }, null)
+        assert.deepStrictEqual(yield* tagsOf, tags, "undefined keeps them")
+        const renamed = [{ id: "350000000000000101", name: "Announcements" }]
+        assert.deepStrictEqual(Option.getOrThrow(yield* repo.updateOptions(s, r.feed.id, {}, null, renamed)).webhook.forumTags, renamed)
+        assert.deepStrictEqual(yield* tagsOf, renamed)
+        assert.isTrue(yield* repo.setForumTags(s, r.feed.id, []))
+        assert.deepStrictEqual(yield* tagsOf, [], "a forum without tags")
+        yield* repo.updateOptions(s, r.feed.id, {}, null, null)
+        assert.isNull(yield* tagsOf, "no longer a forum")
+        assert.isTrue(yield* repo.setForumTags(s, r.feed.id, tags))
+        assert.deepStrictEqual(yield* tagsOf, tags)
+        assert.isFalse(yield* repo.setForumTags(s, "999999", tags), "no such feed")
       }))
 
     it.effect("a failure inside transaction rolls the insert back", () =>

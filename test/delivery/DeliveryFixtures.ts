@@ -208,6 +208,8 @@ export const insertFeed = (o: {
   readonly webhook: TestWebhook
   readonly options?: DeliveryOptions
   readonly createdAt?: Date
+  /** The tags of the forum the webhook posts in (absent: not a forum). */
+  readonly forumTags?: ReadonlyArray<{ readonly id: string; readonly name: string }>
 }) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -219,9 +221,10 @@ export const insertFeed = (o: {
     const tokenEnc = yield* cipher.encrypt(Redacted.make(o.webhook.token), `feed-webhook:${o.webhook.id}`)
     const createdAt = o.createdAt ?? new Date(Date.now() - 3_600_000)
     const rows = yield* sql<{ id: bigint | string | number }>`INSERT INTO feeds (bot_id, server_id, module, feed_identifier,
-        webhook_options, webhook_id, webhook_token_enc, webhook_name, webhook_channel_id, created_at)
+        webhook_options, webhook_id, webhook_token_enc, webhook_name, webhook_channel_id, created_at, forum_tags)
       VALUES (${BOT2_ID}, ${"300000000000000001"}, ${o.module ?? "rss"}, ${o.identifier}, ${JSON.stringify(o.options ?? {})}::jsonb,
-        ${o.webhook.id}, ${tokenEnc}, 'Feed hook', ${o.webhook.channelId ?? channelId(1, CHANNEL_INDEX.text)}, ${createdAt})
+        ${o.webhook.id}, ${tokenEnc}, 'Feed hook', ${o.webhook.channelId ?? channelId(1, CHANNEL_INDEX.text)}, ${createdAt},
+        ${o.forumTags === undefined ? null : JSON.stringify(o.forumTags)}::jsonb)
       RETURNING id`
     return String(rows[0]!.id)
   })

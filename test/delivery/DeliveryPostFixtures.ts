@@ -5,7 +5,8 @@
  */
 import { Effect, Option, Redacted } from "effect"
 import type { AuditLog } from "../../src/services/audit/AuditLog.ts"
-import type { ChatPlatform, PlatformError, PlatformMessage } from "../../src/services/platform/ChatPlatform.ts"
+import { pageOfMessages } from "../../src/sandbox/interactions/MessagePages.ts"
+import type { ChatPlatform, PlatformError, PlatformMessage, PlatformThread } from "../../src/services/platform/ChatPlatform.ts"
 import { PlatformRejected } from "../../src/services/platform/ChatPlatform.ts"
 import { makePoster } from "../../src/services/delivery/DeliveryPost.ts"
 import type { CrosspostReservation, DeliveryStore, FeedRef, FeedState, OpenDelivery } from "../../src/services/delivery/DeliveryStore.ts"
@@ -52,6 +53,10 @@ export const world = (o: {
   readonly postAttempts?: number
   /** The webhook's channel, newest first; or the read's failure. */
   readonly channel?: ReadonlyArray<PlatformMessage> | PlatformError
+  /** Other channels (threads, forum posts) by id, newest first; or the read's failure. Paged like the sandbox. */
+  readonly channels?: Readonly<Record<string, ReadonlyArray<PlatformMessage> | PlatformError>>
+  /** The server's active threads (GET /guilds/{id}/threads/active); or the read's failure. */
+  readonly threads?: ReadonlyArray<PlatformThread> | PlatformError
   readonly botToken?: string | null
   /** What `reserveCrosspost` answers, in turn (default: granted in CHANNEL with the bot's token); a failure is the store's. */
   readonly reservations?: ReadonlyArray<CrosspostReservation | ServiceUnavailable>
@@ -71,6 +76,7 @@ export const world = (o: {
     ...r
   }))
   const reads: Array<{ token: string; channelId: string; options: unknown }> = []
+  const threadReads: Array<{ token: string; guildId: string }> = []
   const sent: Array<{ webhookId: string; token: string; body: unknown; options: unknown }> = []
   const answers = [...(o.answers ?? [])]
   const stateCalls: Array<{ ids: ReadonlyArray<string>; from: ReadonlyArray<FeedState>; to: FeedState; reason: string | null }> = []
@@ -179,11 +185,22 @@ export const world = (o: {
         published.push({ token: Redacted.value(token), channelId, messageId })
         return crossposts.shift() ?? Effect.void
       }),
-    getChannelMessages: (token: Redacted.Redacted<string>, channelId: string, options: unknown) =>
+    getChannelMessages: (token: Redacted.Redacted<string>, channelId: string, options: { readonly limit?: number; readonly after?: string } | undefined) =>
       Effect.suspend(() => {
         reads.push({ token: Redacted.value(token), channelId, options })
+        const other = o.channels?.[channelId]
+        if (other !== undefined) {
+          if (!Array.isArray(other)) return Effect.fail(other as PlatformError)
+          return Effect.succeed(pageOfMessages(other as ReadonlyArray<PlatformMessage>, { limit: options?.limit ?? 50, after: options?.after }))
+        }
         const channel = o.channel ?? []
         return Array.isArray(channel) ? Effect.succeed(channel) : Effect.fail(channel as PlatformError)
+      }),
+    getActiveThreads: (token: Redacted.Redacted<string>, guildId: string) =>
+      Effect.suspend(() => {
+        threadReads.push({ token: Redacted.value(token), guildId })
+        const threads = o.threads ?? []
+        return Array.isArray(threads) ? Effect.succeed(threads) : Effect.fail(threads as PlatformError)
       })
   } as unknown as ChatPlatform["Service"]
   const audit = {
@@ -199,7 +216,7 @@ export const world = (o: {
   const settings = { postAttempts: o.postAttempts ?? 8 } as never
   const poster = makePoster({ store, platform, audit, engine, settings })
   const table = () => rows.map((r) => [r.id, r.state, r.reason, r.messageId] as const)
-  return { poster, rows, table, sent, reads, stateCalls, audits, queued, reserved, published, missed, feedState: () => feeds.get("1")!.state }
+  return { poster, rows, table, sent, reads, threadReads, stateCalls, audits, queued, reserved, published, missed, feedState: () => feeds.get("1")!.state }
 }
 
 export const rejected = (status: number, message: string, code?: number) =>

@@ -22,7 +22,7 @@ export const forum = (o: Partial<ForumItem> = {}): ForumItem =>
   make({
     module: "forum", id: "t3_abc", url: "https://www.reddit.com/r/typescript/comments/abc/hello/", publishedAt: AT,
     eventAt: AT, subreddit: "typescript", subredditFullname: "t5_2qh1i", author: "bob", title: "Hello world",
-    flair: "Meme", over18: false, contentUrl: "https://example.test/article",
+    flair: "Meme", over18: false, contentUrl: "https://example.test/article", selfText: null,
     permalink: "https://www.reddit.com/r/typescript/comments/abc/hello/", subredditIcon: "https://img.test/ts.png", ...o
   }) as ForumItem
 

@@ -10,7 +10,7 @@ import type { Item } from "../../src/services/delivery/render/Item.ts"
 import { allowedMentions, mentionPrefix, mentionRoles } from "../../src/services/delivery/render/Mentions.ts"
 import type { DeliveryOptions } from "../../src/services/delivery/render/Options.ts"
 import { readOptions } from "../../src/services/delivery/render/Options.ts"
-import { MAX_CONTENT, render, renderMessages } from "../../src/services/delivery/render/Render.ts"
+import { MAX_CONTENT, outgoing, render, renderMessages } from "../../src/services/delivery/render/Render.ts"
 import { splitText } from "../../src/services/delivery/render/Split.ts"
 import { codePointLength } from "../../src/services/delivery/render/Text.ts"
 import { AT, forum, microblog, photo, rss, streaming, video } from "./ItemFixtures.ts"
@@ -66,6 +66,10 @@ describe("the embed per module", () => {
     }],
     ["forum", forum(), {
       title: "Hello world", thumbnail: { url: "https://img.test/ts.png" }, author: { name: "u/bob" }, footer: { text: "/r/typescript" }
+    }],
+    ["forum, a text post: its self-text", forum({ selfText: "Why **this**?" }), {
+      title: "Hello world", description: "Why **this**?", thumbnail: { url: "https://img.test/ts.png" }, author: { name: "u/bob" },
+      footer: { text: "/r/typescript" }
     }],
     ["streaming", streaming(), {
       title: "Caster is live", description: "Blitz night", thumbnail: { url: "https://img.test/caster.png" },
@@ -197,6 +201,41 @@ describe("split", () => {
     // Without split the same header is one cut message.
     expect(renderMessages(rss(), { custom_header: header })).toHaveLength(1)
   })
+
+  // The text split is the header with its placeholders (up to 3 × 2,000 code points of it), then the
+  // URL unless the header uses %url%; the last piece is cut as §3 says, an appended URL kept whole.
+  const URL = "https://news.test/posts/1"
+  it.each<readonly [string, DeliveryOptions, Partial<Parameters<typeof rss>[0]>, (contents: ReadonlyArray<string>) => void]>([
+    ["a title of 5,000 through %title%: three messages, nothing lost before the last cut", { custom_header: "%title%" }, { title: "t ".repeat(2500).trim() }, (c) => {
+      expect(c).toHaveLength(3)
+      expect(c.map(codePointLength).slice(0, 2)).toEqual([1999, 1999])
+      expect(c[2]).toBe(`${"t ".repeat(500).trim()}\n${URL}`)
+    }],
+    ["%url% in the header: nothing appended; the last piece cut as it is", { custom_header: `%url% ${"y ".repeat(2400)}end %url%` }, {}, (c) => {
+      expect(c).toHaveLength(3)
+      expect(c[0]!.startsWith(`${URL} y y`)).toBe(true)
+      // The URL at its end stays after its space: not moved behind a line break as an appended one would be.
+      expect(c[2]!.endsWith(` end ${URL}`)).toBe(true)
+      expect(c.join(" ")).toBe(`${URL} ${"y ".repeat(2400)}end ${URL}`)
+    }],
+    ["an empty header: the URL alone, split when it is that long", { custom_header: "" }, { url: `https://news.test/${"p".repeat(4500)}` }, (c) => {
+      expect(c.map(codePointLength)).toEqual([2000, 2000, 518])
+      expect(c.join("")).toBe(`https://news.test/${"p".repeat(4500)}`)
+    }],
+    ["an empty header and a short URL: one message, the URL", { custom_header: "" }, {}, (c) => expect(c).toEqual([URL])]
+  ])("%s", (_, options, item, check) => check(renderMessages(rss(item), { ...options, split: true }).map((m) => m.content)))
+
+  it("mentions count against the 2,000: a long message with them is cut to exactly 2,000, the URL whole", () => {
+    const prefix = `<@&${R1}>\n`
+    for (const split of [false, true]) {
+      const m = render(rss({ title: "w".repeat(3000) }), { custom_header: "%title%", mention_roles: [R1], split })
+      expect(codePointLength(m.content)).toBe(MAX_CONTENT)
+      expect(m.content.startsWith(prefix)).toBe(true)
+      expect(m.content.endsWith(`…\n${URL}`) || split).toBe(true)
+    }
+    const one = render(rss({ title: "w".repeat(3000) }), { custom_header: "%title% %url%", mention_roles: [R1] })
+    expect(codePointLength(one.content)).toBe(MAX_CONTENT)
+  })
 })
 
 describe("forum posts", () => {
@@ -211,6 +250,56 @@ describe("forum posts", () => {
     expect(named.applied_tags).toBeUndefined()
     expect(render(rss(), { forum_tags: ["News"] }).thread_name).toBeUndefined()
     expect(render(microblog(), { forum_thread_name: "  " }, { forumTags: tags }).thread_name).toBe(microblog().url)
+  })
+
+  // What the first message of an item carries in a forum, option by option (the rest of the message as without a forum).
+  const THREAD = "310000000000000110"
+  it.each<readonly [string, DeliveryOptions, ReadonlyArray<{ id: string; name: string }> | null, Record<string, unknown>]>([
+    ["not a forum: no post", { forum_tags: ["News"], forum_thread_name: "%title%" }, null, {}],
+    ["a forum: a post named by the title", {}, tags, { thread_name: "Hello world" }],
+    ["a forum without tags: named, untagged", { forum_tags: ["News"] }, [], { thread_name: "Hello world" }],
+    ["tags in the forum's order, case and spaces aside", { forum_tags: [" release", "NEWS "] }, tags, { thread_name: "Hello world", applied_tags: ["1", "2"] }],
+    ["thread_id null: a post", { thread_id: null, forum_tags: ["News"] }, tags, { thread_name: "Hello world", applied_tags: ["1"] }],
+    ["thread_id: into that existing post, none opened (the platform refuses both)", { thread_id: THREAD, forum_tags: ["News"] }, tags, {}],
+    ["mentions stay in the content, not the name", { mention_roles: [R1], forum_thread_name: "%title% by %author%" }, tags, { thread_name: "Hello world by Ann" }],
+    ["%url% in the name", { forum_thread_name: "%url%" }, tags, { thread_name: "https://news.test/posts/1" }],
+    ["censored (an NSFW item): the name's URLs wrapped like the content's", { forum_thread_name: "%title% %url%", nsfw: "censor" }, tags, {
+      thread_name: "fuck this <https://news.test/posts/1>"
+    }]
+  ])("%s", (_, options, forumTags, expected) => {
+    const item = options.nsfw === "censor" ? rss({ title: "fuck this" }) : rss()
+    const m = render(item, options, { forumTags })
+    const { thread_name, applied_tags } = m
+    const got = { ...(thread_name === undefined ? {} : { thread_name }), ...(applied_tags === undefined ? {} : { applied_tags }) }
+    expect(got).toEqual(expected)
+    // The rest of the message is what it is without a forum.
+    const { thread_name: _n, applied_tags: _t, ...rest } = m
+    expect(rest).toEqual(render(item, options))
+  })
+
+  it("split: the first message opens the post, the others follow into it without a name; with an embed, the embed is the post's", () => {
+    const header = Array.from({ length: 30 }, (_, i) => `line ${i} ${"x".repeat(90)}`).join("\n")
+    const [first, ...rest] = renderMessages(rss(), { custom_header: header, split: true, forum_tags: ["News"] }, { forumTags: tags })
+    expect(rest.length).toBeGreaterThan(0)
+    expect([first!.thread_name, first!.applied_tags]).toEqual(["Hello world", ["1"]])
+    for (const m of rest) expect([m.thread_name, m.applied_tags]).toEqual([undefined, undefined])
+    const embedded = render(rss(), { embed: true, forum_tags: ["Release"] }, { forumTags: tags })
+    expect([embedded.thread_name, embedded.applied_tags, embedded.embeds?.[0]?.description]).toEqual(["Hello world", ["2"], "Body **bold**"])
+    expect(embedded.content).toBe("New item found in News Site!")
+  })
+
+  it("outgoing: a forum post carries no thread_id; with thread_id it goes into that post and opens none", () => {
+    const post = outgoing(rss(), { forum_tags: ["News"] }, { forumTags: tags })
+    expect([post.thread_id, post.thread_name, post.applied_tags]).toEqual([undefined, "Hello world", ["1"]])
+    const into = outgoing(rss(), { thread_id: THREAD, forum_tags: ["News"] }, { forumTags: tags })
+    expect([into.thread_id, into.thread_name, into.applied_tags]).toEqual([THREAD, undefined, undefined])
+    for (const options of [{ thread_id: null }, {}]) {
+      expect(Object.keys(outgoing(rss(), options, { forumTags: null })).sort()).toEqual(["allowed_mentions", "avatar_url", "content", "username"])
+    }
+    // A split's other messages travel with the first; one message has no `continued`.
+    const split = outgoing(rss({ title: "t ".repeat(1500) }), { custom_header: "%title%", split: true, thread_id: THREAD })
+    expect([split.thread_id, split.continued?.length, split.continued?.[0]?.content.endsWith(`\n${rss().url}`)]).toEqual([THREAD, 1, true])
+    expect("continued" in outgoing(rss(), { split: true })).toBe(false)
   })
 })
 

@@ -9,7 +9,7 @@
 import { Context, Effect, Layer, Redacted } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import type { SeedBot, SeedGuild, SeedUser, SeedWebhook } from "../../src/sandbox/Seed.ts"
-import { PermissionBits, SEED } from "../../src/sandbox/Seed.ts"
+import { PermissionBits, SEED, THREADS } from "../../src/sandbox/Seed.ts"
 import { pageOfMessages } from "../../src/sandbox/interactions/MessagePages.ts"
 import { lookupChannel } from "../../src/sandbox/seed/ChannelLookup.ts"
 import type {
@@ -321,6 +321,10 @@ export const makeChatPlatformMemory = (seed: ChatPlatformSeed) =>
             author_id: m.webhookId
           })))
         }),
+      // The seed's threads of the server (a webhook here opens no forum post: executeWebhook posts in the channel).
+      getActiveThreads: (botToken, guildId) =>
+        Effect.map(botGuild(botToken, guildId), (guild) =>
+          THREADS.filter((t) => t.guildId === guild.id).map((t) => ({ id: t.id, name: t.name, parent_id: t.parent_id }))),
       // A direct message: recorded with the bot's id as the webhook and the user's id as the channel.
       // Discord's refusals: an unknown user 400 50033; one who shares no server with the bot 403 50007.
       sendDirectMessage: (botToken, userId, body) =>

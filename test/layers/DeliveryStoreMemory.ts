@@ -100,7 +100,8 @@ export const DeliveryStoreMemory = Layer.effect(DeliveryStore, Effect.gen(functi
       createdAt: f.createdAt,
       options: f.webhookOptions as DeliveryOptions,
       displayInfo: f.displayInfo,
-      webhookId: f.webhook.id
+      webhookId: f.webhook.id,
+      forumTags: f.webhook.forumTags ?? null
     }))
   const sourceBy = (module: FeedModuleName, identifier: string) =>
     [...s.sources.values()].find((src) => src.module === module && src.identifier === identifier)

@@ -41,19 +41,28 @@ const makeOn = (state: Ref.Ref<State>) => Effect.gen(function*() {
         if (existing.some((f) => f.feedIdentifier === feed.feedIdentifier && f.webhook.id === feed.webhook.id)) {
           return [{ _tag: "Duplicate" } as const, s]
         }
-        const record = { ...feed, id: String(s.nextId) }
+        // Read back as the SQL layer does: a webhook's forum tags are null when none were given.
+        const record = { ...feed, webhook: { ...feed.webhook, forumTags: feed.webhook.forumTags ?? null }, id: String(s.nextId) }
         return [{ _tag: "Inserted", feed: record } as const, {
           nextId: s.nextId + 1,
           feeds: [...s.feeds, record],
           createdAt: new Map([...s.createdAt, [record.id, now]])
         }]
       }),
-    updateOptions: (scope, id, options, displayInfo) =>
+    updateOptions: (scope, id, options, displayInfo, forumTags) =>
       Ref.modify(state, (s) => {
         const current = s.feeds.filter(inScope(scope)).find((f) => f.id === id)
         if (current === undefined) return [Option.none(), s]
-        const next = { ...current, webhookOptions: options, displayInfo }
+        const webhook = forumTags === undefined ? current.webhook : { ...current.webhook, forumTags }
+        const next = { ...current, webhookOptions: options, displayInfo, webhook }
         return [Option.some(next), { ...s, feeds: s.feeds.map((f) => f.id === id ? next : f) }]
+      }),
+    setForumTags: (scope, id, forumTags) =>
+      Ref.modify(state, (s) => {
+        const current = s.feeds.filter(inScope(scope)).find((f) => f.id === id)
+        if (current === undefined) return [false, s]
+        const next = { ...current, webhook: { ...current.webhook, forumTags } }
+        return [true, { ...s, feeds: s.feeds.map((f) => f.id === id ? next : f) }]
       }),
     remove: (scope, id) =>
       Ref.modify(state, (s) => {

@@ -140,18 +140,7 @@ layer(
         const parts = await splitItem.locator(".chat-message").evaluateAll((els) =>
           els.map((e) => ({ label: e.getAttribute("aria-label"), text: (e.querySelector(".msg-content") as HTMLElement).innerText })))
 
-        // The forum webhook's feed: a post with its title and tags. Until the gateway names a forum
-        // webhook's post (thread_name, applied_tags: the forum branch), the route's answer gets the two keys here.
-        let augmented = false
-        await page.route(`**/rss/feeds/${setup.ids.post}/preview`, async (route) => {
-          const response = await route.fetch()
-          const body = await response.json()
-          if (body.items[0]?.message.thread_name === undefined) {
-            augmented = true
-            body.items = body.items.map((i: any) => ({ ...i, message: { ...i.message, thread_name: i.title, applied_tags: setup.tagIds } }))
-          }
-          await route.fulfill({ response, json: body })
-        })
+        // The forum webhook's feed: a post with its title and tags, as the preview route names them.
         const postItem = await preview("rss", setup.ids.post)
         const forum = { title: await postItem.locator(".forum-title").textContent(), tags: await postItem.locator(".forum-tags li").allTextContents() }
         violations.push(...await axe(page, "preview of a forum post"))
@@ -204,7 +193,7 @@ layer(
         await picker.evaluate((el) => el.scrollIntoView({ block: "center" }))
         await shot(page, "feed-roles")
         await context.close()
-        return { embed, asSent, parts, forum, augmented, hostile, test, ticked, offered, refused, afterEdit, errors }
+        return { embed, asSent, parts, forum, hostile, test, ticked, offered, refused, afterEdit, errors }
       })
 
       const { routes } = setup
@@ -234,7 +223,8 @@ layer(
       assert.deepStrictEqual(result.parts.map((p) => p.label), [splitSent, ...splitSent.continued].map((_: unknown, i: number, all: Array<unknown>) => `Message ${i + 1} of ${all.length}`))
       assert.deepStrictEqual(result.parts.map((p) => p.text), [splitSent.content, ...splitSent.continued], "each part's text, line for line")
 
-      if (result.augmented) console.warn("forum post: the gateway does not name a forum webhook's post yet; the test added thread_name and applied_tags")
+      const postSent = routes.post[0].message
+      assert.deepStrictEqual({ name: postSent.thread_name, tags: postSent.applied_tags }, { name: "Security fix for 2.0", tags: setup.tagIds }, "the route names the forum post and its tags")
       assert.deepStrictEqual(result.forum, { title: "Security fix for 2.0", tags: ["News", "Security"] })
 
       assert.strictEqual(routes.hostile[0].message.content, HOSTILE, "the route passes the title as written")

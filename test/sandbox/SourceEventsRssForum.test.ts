@@ -135,6 +135,7 @@ layer(Env, { excludeTestServices: true })("sandbox sources serve published event
 
       const item = find<Extract<Item, { module: "forum" }>>(items(yield* poller.poll("forum", "SandboxGaming", emptyPollState)), "t3_abc123")
       assert.strictEqual(item.title, "Patch notes & <stuff>")
+      assert.strictEqual(item.selfText, "Self text", "a text post's body: the embed's description (delivery.md §10)")
       assert.isTrue(item.over18)
       assert.strictEqual(item.flair, "News")
       assert.strictEqual(item.url, permalink)

@@ -48,7 +48,7 @@ export const DeliveryFeedsSql: Effect.Effect<FeedCalls, never, SqlClient.SqlClie
 
   const feedsOfSource = (source: Pick<DeliverySource, "module" | "identifier">) =>
     run(
-      sql`SELECT ${sql.literal(feedRefColumns)}, f.created_at, f.webhook_options, f.display_info, f.webhook_id
+      sql`SELECT ${sql.literal(feedRefColumns)}, f.created_at, f.webhook_options, f.display_info, f.webhook_id, f.forum_tags
         FROM feeds f ${sql.literal(feedRefJoins)}
         WHERE f.module = ${source.module} AND f.feed_identifier = ${source.identifier}
         ORDER BY f.id`.pipe(Effect.flatMap(decodeFeeds), Effect.map((rows) => rows.map(toFeed))),

@@ -88,10 +88,13 @@ export const FeedRow = Schema.Struct({
   created_at: Schema.Date,
   webhook_options: Schema.Unknown,
   display_info: Schema.NullOr(Schema.Unknown),
-  webhook_id: Schema.String
+  webhook_id: Schema.String,
+  forum_tags: Schema.NullOr(Schema.Unknown)
 })
 export const decodeFeeds = Schema.decodeUnknownEffect(Schema.Array(FeedRow))
 export const readDisplay = Schema.decodeUnknownOption(DisplayInfo)
+/** A forum's tags as stored; a value that does not fit reads as no forum (the post is refused, the feed goes on). */
+export const readForumTags = Schema.decodeUnknownOption(Schema.Array(Schema.Struct({ id: Schema.String, name: Schema.String })))
 
 /** The module's options as its schema reads them; else every value of the right type. */
 export const optionsOf = (module: FeedModuleName, raw: unknown): DeliveryOptions =>
@@ -105,7 +108,8 @@ export const toFeed = (r: typeof FeedRow.Type): DeliveryFeed => ({
   createdAt: r.created_at,
   options: optionsOf(r.module, r.webhook_options),
   displayInfo: r.display_info === null ? null : Option.getOrNull(readDisplay(r.display_info)),
-  webhookId: r.webhook_id
+  webhookId: r.webhook_id,
+  forumTags: r.forum_tags === null ? null : Option.getOrNull(readForumTags(r.forum_tags))
 })
 
 const Message = Schema.Struct({

@@ -13,6 +13,7 @@ import { isStorableFeedId } from "../../domain/infra/Ids.ts"
 import { FeedModuleName } from "../../domain/platform/Platform.ts"
 import { FeedsRepo, isOfModule } from "../../services/feeds/FeedsRepo.ts"
 import type { FeedRecord, FeedScope, NewFeed } from "../../services/feeds/FeedsRepo.ts"
+import type { ForumTag } from "../../services/delivery/render/ForumPost.ts"
 import { sqlFailure } from "../infra/SqlFailure.ts"
 
 const STORAGE = "The feeds storage"
@@ -49,10 +50,10 @@ export const FeedsRepoSql = Layer.effect(FeedsRepo, Effect.gen(function*() {
 
   const insertRow = (f: NewFeed) =>
     sql`INSERT INTO feeds (bot_id, server_id, module, feed_identifier, webhook_options, display_info,
-        webhook_id, webhook_token_enc, webhook_name, webhook_avatar, webhook_channel_id)
+        webhook_id, webhook_token_enc, webhook_name, webhook_avatar, webhook_channel_id, forum_tags)
       VALUES (${f.botId}, ${f.serverId}, ${f.module}, ${f.feedIdentifier}, ${JSON.stringify(f.webhookOptions)}::jsonb,
         ${f.displayInfo === null ? null : JSON.stringify(f.displayInfo)}::jsonb, ${f.webhook.id}, ${f.webhook.tokenEnc},
-        ${f.webhook.name}, ${f.webhook.avatar}, ${f.webhook.channelId})
+        ${f.webhook.name}, ${f.webhook.avatar}, ${f.webhook.channelId}, ${jsonOrNull(f.webhook.forumTags)}::jsonb)
       ON CONFLICT (bot_id, server_id, module, feed_identifier, webhook_id) DO NOTHING
       RETURNING *`.pipe(Effect.flatMap(Schema.decodeUnknownEffect(Schema.Array(Row))))
 
@@ -67,10 +68,18 @@ export const FeedsRepoSql = Layer.effect(FeedsRepo, Effect.gen(function*() {
     }).pipe(sql.withTransaction, write({ feed_identifier: f.feedIdentifier, webhook_options: f.webhookOptions }))
 
   const updateRow = SqlSchema.findOneOption({
-    Request: Schema.Struct({ ...ScopedId.fields, options: Schema.String, display: Schema.NullOr(Schema.String) }),
+    Request: Schema.Struct({
+      ...ScopedId.fields,
+      options: Schema.String,
+      display: Schema.NullOr(Schema.String),
+      // undefined: the stored tags are kept.
+      forum: Schema.UndefinedOr(Schema.NullOr(Schema.String))
+    }),
     Result: Row,
     execute: (r) =>
-      sql`UPDATE feeds SET webhook_options = ${r.options}::jsonb, display_info = ${r.display}::jsonb
+      sql`UPDATE feeds SET webhook_options = ${r.options}::jsonb, display_info = ${r.display}::jsonb${
+        r.forum === undefined ? sql`` : sql`, forum_tags = ${r.forum}::jsonb`
+      }
         WHERE id = ${r.id} AND bot_id = ${r.botId} AND server_id = ${r.serverId} AND module = ${r.module}
         RETURNING *`
   })
@@ -88,15 +97,22 @@ export const FeedsRepoSql = Layer.effect(FeedsRepo, Effect.gen(function*() {
     find: (scope, id) =>
       isStorableFeedId(id) ? defect(findRow({ ...scope, id }).pipe(Effect.map(inScope(scope)), db), "find") : none,
     insert: (feed, limit) => defect(insert(feed, limit), "insert"),
-    updateOptions: (scope, id, options, displayInfo) =>
+    updateOptions: (scope, id, options, displayInfo, forumTags) =>
       !isStorableFeedId(id) ? none : defect(
         updateRow({
           ...scope,
           id,
           options: JSON.stringify(options),
-          display: displayInfo === null ? null : JSON.stringify(displayInfo)
+          display: displayInfo === null ? null : JSON.stringify(displayInfo),
+          forum: forumTags === undefined ? undefined : jsonOrNull(forumTags)
         }).pipe(Effect.map(inScope(scope)), write({ webhook_options: options })),
         "updateOptions"
+      ),
+    setForumTags: (scope, id, forumTags) =>
+      !isStorableFeedId(id) ? Effect.succeed(false) : defect(
+        sql`UPDATE feeds SET forum_tags = ${jsonOrNull(forumTags)}::jsonb WHERE id = ${id} AND bot_id = ${scope.botId}
+          AND server_id = ${scope.serverId} AND module = ${scope.module} RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), db),
+        "setForumTags"
       ),
     remove: (scope, id) =>
       !isStorableFeedId(id) ? Effect.succeed(false) : defect(
@@ -110,6 +126,10 @@ export const FeedsRepoSql = Layer.effect(FeedsRepo, Effect.gen(function*() {
 
 const Scope = Schema.Struct({ botId: Schema.String, serverId: Schema.String, module: FeedModuleName })
 const ScopedId = Schema.Struct({ ...Scope.fields, id: Schema.String })
+
+/** A forum's tags as stored (null: the webhook's channel is not a forum). */
+const jsonOrNull = (tags: ReadonlyArray<ForumTag> | null | undefined): string | null =>
+  tags === null || tags === undefined ? null : JSON.stringify(tags.map((t) => ({ id: t.id, name: t.name })))
 
 const StoredDisplay = Schema.Struct({
   ...DisplayInfo.fields,
@@ -126,7 +146,8 @@ const columns = {
   webhook_token_enc: Schema.String,
   webhook_name: Schema.String,
   webhook_avatar: Schema.NullOr(Schema.String),
-  webhook_channel_id: Schema.String
+  webhook_channel_id: Schema.String,
+  forum_tags: Schema.NullOr(Schema.Array(Schema.Struct({ id: Schema.String, name: Schema.String })))
 }
 /** A row of module `m`: its options decoded by that module's schema (unknown keys are dropped). */
 const rowOf = <M extends FeedModuleName>(m: M) =>
@@ -148,6 +169,7 @@ const toRecord = (r: typeof Row.Type): FeedRecord => ({
     tokenEnc: r.webhook_token_enc,
     name: r.webhook_name,
     avatar: r.webhook_avatar,
-    channelId: r.webhook_channel_id
+    channelId: r.webhook_channel_id,
+    forumTags: r.forum_tags
   }
 })

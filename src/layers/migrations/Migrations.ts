@@ -17,6 +17,7 @@ import idempotency from "./0015_idempotency.ts"
 import submissions from "./0017_submissions.ts"
 import publications from "./0018_publications.ts"
 import share from "./0019_share.ts"
+import forumTags from "./0020_forum_tags.ts"
 import crossposts from "./0021_crossposts.ts"
 
 export const migrations = {
@@ -36,6 +37,7 @@ export const migrations = {
   "0017_submissions": submissions,
   "0018_publications": publications,
   "0019_share": share,
+  "0020_forum_tags": forumTags,
   "0021_crossposts": crossposts
 }
 

@@ -3,7 +3,8 @@
  * opens a DM channel (PrivateChannelResponse); `POST /channels/{id}/messages` posts into a server's
  * text or news channel or a DM channel, `GET` lists a channel's messages (newest first), and
  * `GET`/`PATCH`/`DELETE /channels/{id}/messages/{message_id}` read, edit (a new version, the earlier
- * ones kept for the inbox) and delete one; the history also holds the channel's webhook messages. The seed's permissions hold: a server the bot is not in, or
+ * ones kept for the inbox) and delete one; the history also holds the channel's webhook messages (a
+ * thread's or forum post's: those sent into it, DiscordThreads.ts). The seed's permissions hold: a server the bot is not in, or
  * a channel it cannot view → 403 50001; cannot send → 403 50013; unknown channel → 404 10003; a DM to
  * a user who shares no server with the bot, or whose DMs are closed (fault) → 403 50007.
  */
@@ -15,7 +16,8 @@ import { discordError, Errors } from "../DiscordHttp.ts"
 import { webhookMessage } from "../DiscordShapes.ts"
 import type { DiscordStore } from "../DiscordState.ts"
 import type { SeedBot } from "../Seed.ts"
-import { findChannel, findUser, PermissionBits, SEED } from "../Seed.ts"
+import { liveThread } from "../DiscordThreads.ts"
+import { findChannel, findGuild, findUser, PermissionBits, SEED } from "../Seed.ts"
 import { applyEdit, checkEdit, checkNewMessage, readBody } from "./MessageBody.ts"
 import { messageResponse, publicUser } from "./MessageShapes.ts"
 import type { Body, BotMessage } from "./State.ts"
@@ -48,6 +50,14 @@ export const placeOf = (store: DiscordStore, bot: SeedBot, channelId: string, ne
   }
   if (needSend && (bits & PermissionBits.SEND_MESSAGES) === 0n) return { kind: "refused", error: Errors.missingPermissions() }
   return { kind: "guild", guildId: found.guild.id }
+}
+
+/** A thread is read with its server's permissions (the seed has no overwrites per channel). */
+const threadPlace = (store: DiscordStore, bot: SeedBot, guildId: string): Place => {
+  const guild = findGuild(guildId)
+  const bits = guild !== undefined && guild.botIds.includes(bot.id) ? store.permissionsOf(guild, bot.id) ?? 0n : 0n
+  if ((bits & PermissionBits.VIEW_CHANNEL) === 0n) return { kind: "refused", error: Errors.missingAccess() }
+  return { kind: "guild", guildId }
 }
 
 const closedDm = (store: DiscordStore, bot: SeedBot, userId: string): boolean => {
@@ -145,7 +155,9 @@ export const channelRoutes = (store: DiscordStore): ReadonlyArray<Route> => [
     const bot = botOf(ctx)
     if (bot === undefined) return Effect.succeed(Errors.unauthorized())
     const channelId = ctx.params["id"] ?? ""
-    const place = placeOf(store, bot, channelId, false)
+    // A thread or forum post has its own history (DiscordThreads.ts): what was sent into it, not into its channel.
+    const thread = liveThread(store, channelId)
+    const place = thread ? threadPlace(store, bot, thread.guildId) : placeOf(store, bot, channelId, false)
     if (place.kind === "refused") return Effect.succeed(place.error)
     const query = readPageQuery(ctx.query)
     if ("error" in query) return Effect.succeed(query.error)
@@ -153,7 +165,8 @@ export const channelRoutes = (store: DiscordStore): ReadonlyArray<Route> => [
       .filter((m) => visible(m, channelId))
       .map((m) => ({ id: m.id, shape: () => messageResponse(m, botById(m.botId), ctx.origin) }))
     // Messages executed through the channel's webhooks are in its history too.
-    const hooked = store.messages.filter((m) => m.channelId === channelId).flatMap((m) => {
+    const inHere = (m: (typeof store.messages)[number]) => thread ? m.threadId === channelId : m.channelId === channelId && m.threadId === undefined
+    const hooked = store.messages.filter(inHere).flatMap((m) => {
       const hook = store.webhooks.get(m.webhookId)
       const body = m.body
       return hook !== undefined && isBody(body) ? [{ id: m.id, shape: () => webhookMessage(m, hook, body) }] : []

@@ -29,6 +29,12 @@ export const CONTROL_ROUTES: ReadonlyArray<{ readonly method: string; readonly p
   { method: "GET", path: "/sandbox/discord/dms", purpose: "direct messages the bots sent (filter user_id)" },
   { method: "GET", path: "/sandbox/discord/attachments/{channel_id}/{attachment_id}/{filename}", purpose: "a file attached to a bot's message: its attachment's url, as Discord's CDN serves it" },
   {
+    method: "PUT",
+    path: "/sandbox/discord/forums/{id}/tags",
+    purpose: "replace a forum's tags as a moderator would (an id kept renames that tag, none adds one, one left out is deleted)",
+    example: { tags: [{ id: "350000000000000101", name: "Headlines" }, { name: "Events" }] }
+  },
+  {
     method: "POST",
     path: "/sandbox/discord/interactions",
     purpose: "play a member: sign and send an interaction to the bot, check its answer as the platform would",

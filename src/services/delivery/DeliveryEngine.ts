@@ -78,7 +78,8 @@ export const toSelect = (feed: DeliveryFeed): SelectFeed => ({
   id: feed.id,
   createdAt: feed.createdAt,
   options: feed.options,
-  defaults: { name: feed.displayInfo?.display_name ?? null }
+  // A forum webhook's tags make each item a post of its own (delivery.md §10).
+  defaults: { name: feed.displayInfo?.display_name ?? null, forumTags: feed.forumTags }
 })
 
 export class DeliveryEngine extends Context.Service<DeliveryEngine, {

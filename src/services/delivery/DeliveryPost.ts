@@ -23,6 +23,7 @@ import type { AuditLog } from "../audit/AuditLog.ts"
 import type { ChatPlatform, PlatformError, PlatformRejected } from "../platform/ChatPlatform.ts"
 import { makeCrossposter } from "./DeliveryCrosspost.ts"
 import { disableFeeds } from "./DeliveryDisable.ts"
+import { executeFirst } from "./DeliveryForumPost.ts"
 import { PostQueue } from "./DeliveryQueues.ts"
 import type { DeliverySettingsShape } from "./DeliverySettings.ts"
 import { makeReconciler } from "./DeliveryReconcile.ts"
@@ -109,7 +110,7 @@ export const makePoster = (deps: {
       const { continued, thread_id, ...first } = body
       const threadId = thread_id ?? undefined
       // Stryker disable next-line ObjectLiteral: `wait` defaults to true (ChatPlatform.executeWebhook's contract): {} asks the same
-      const result = yield* Effect.result(platform.executeWebhook(d.webhookId, d.webhookToken, first, { wait: true, threadId }))
+      const result = yield* Effect.result(executeFirst(platform.executeWebhook)(d.webhookId, d.webhookToken, first, { wait: true, threadId }))
       if (result._tag === "Failure") return yield* onError(d, result.failure)
       yield* store.markSent(d.id, result.success, new Date(yield* Clock.currentTimeMillis))
       // A split's other messages follow into the same place: the thread, or the forum post the first

@@ -2,13 +2,20 @@
  * An uncertain send reconciled (issue #30 item 5; delivery.md §4: never twice where the platform
  * answered, never dropped silently). A delivery left `sending` — its send was cut or timed out
  * before the platform answered, or its worker stopped mid-send — may or may not be in its channel.
- * Before anything else of its webhook is sent, the worker reads the channel's recent messages with
- * the feed's bot (GET /channels/{id}/messages, newest first, 50 a page) and looks for it:
+ * Before anything else of its webhook is sent, the worker reads where it was sent with the feed's bot
+ * and looks for it there: the thread of `thread_id` (a message sent into a thread is in the thread's
+ * own history, not its channel's), else the webhook's channel (GET /channels/{id}/messages, newest
+ * first, 50 a page). A forum post (`thread_name`) is a new thread whose id (its first message's) is
+ * known only from the answer that never came: the server's active threads are read (GET
+ * /guilds/{id}/threads/active) and the forum's posts named so are checked newest first, at most
+ * MAX_PAGES, each by its first message (GET /channels/{post}/messages?after=<post id − 1>&limit=1);
+ * a post archived before the look is not among them (it is then sent once more). Then:
  * - found: recorded `sent` with that message's id, not posted again; for a `crosspost: true` feed,
  *   published then (DeliveryCrosspost.ts): the send had no answer, so nothing published it before;
  * - not there: sent once more (one more attempt; after `postAttempts` the delivery fails with why);
- * - cannot tell (the bot may not read the channel, no bot token, more than 250 messages since the
- *   send): `failed`, "unknown whether it was posted" with the reason, never sent twice blindly;
+ * - cannot tell (the bot may not read the channel or thread, no bot token, more than 250 messages
+ *   since the send, more than MAX_PAGES posts of that name to look at): `failed`, "unknown whether it
+ *   was posted" with the reason, never sent twice blindly;
  * - the read fails for now (503, timeout, 429 past the budget): the job is retried, the row waits.
  *
  * How a message is recognised, since Discord's execute-webhook takes no nonce: posted by THIS
@@ -23,7 +30,7 @@ import type { ServiceUnavailable } from "../../domain/infra/Errors.ts"
 import type { ChatPlatform, PlatformError, PlatformMessage } from "../platform/ChatPlatform.ts"
 import type { CrosspostOutcome, Posted } from "./DeliveryCrosspost.ts"
 import type { DeliverySettingsShape } from "./DeliverySettings.ts"
-import type { DeliveryStore, UncertainDelivery } from "./DeliveryStore.ts"
+import type { DeliveryBody, DeliveryStore, UncertainDelivery } from "./DeliveryStore.ts"
 
 /** How much earlier than the send's start (the database's clock) the platform may date the message. */
 export const SKEW_MS = 60_000
@@ -38,9 +45,13 @@ export type Search =
   | { readonly _tag: "Found"; readonly messageId: string }
   | { readonly _tag: "Absent" }
   | { readonly _tag: "Unknown"; readonly reason: string }
-  | { readonly _tag: "ReadFailed"; readonly error: PlatformError }
+  | { readonly _tag: "ReadFailed"; readonly error: PlatformError; readonly where: string }
 
 /** Whether `m` is the message of `d` (see the module's comment), its id not yet checked against the recorded ones. */
+const SNOWFLAKE = /^\d{1,20}$/
+/** Snowflakes by value (newer is larger), whatever their length. */
+const compareIds = (a: string, b: string) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0)
+
 export const looksLike = (d: Pick<UncertainDelivery, "webhookId" | "body" | "sentAt">, m: PlatformMessage): boolean =>
   m.webhook_id === d.webhookId &&
   d.body?.content !== undefined &&
@@ -58,20 +69,22 @@ export const makeReconciler = (deps: {
 }) => {
   const { crosspost, platform, send, settings, store } = deps
 
-  /** Pages back from the newest message until the send's start: is the delivery's message there? */
+  /** Pages back from the newest message of `channelId` until the send's start: is the delivery's message there? */
   const search = (
     d: UncertainDelivery,
-    botToken: NonNullable<UncertainDelivery["botToken"]>
+    botToken: NonNullable<UncertainDelivery["botToken"]>,
+    channelId: string,
+    where: string
   ): Effect.Effect<Search, ServiceUnavailable> =>
     Effect.gen(function*() {
       const windowStart = d.sentAt.getTime() - SKEW_MS
       let before: string | undefined = undefined
       for (let page = 0; page < MAX_PAGES; page++) {
-        const read = yield* Effect.result(platform.getChannelMessages(botToken, d.channelId, {
+        const read = yield* Effect.result(platform.getChannelMessages(botToken, channelId, {
           limit: PAGE_SIZE,
           ...(before === undefined ? {} : { before })
         }))
-        if (read._tag === "Failure") return { _tag: "ReadFailed", error: read.failure } as const
+        if (read._tag === "Failure") return { _tag: "ReadFailed", error: read.failure, where } as const
         const list: ReadonlyArray<PlatformMessage> = read.success
         const candidates = list.filter((m) => looksLike(d, m))
         if (candidates.length > 0) {
@@ -92,28 +105,63 @@ export const makeReconciler = (deps: {
       } as const
     })
 
+  /** A forum post named `name`: among the forum's active posts of that name, one whose first message is the delivery's. */
+  const searchForum = (
+    d: UncertainDelivery,
+    botToken: NonNullable<UncertainDelivery["botToken"]>,
+    name: string
+  ): Effect.Effect<Search, ServiceUnavailable> =>
+    Effect.gen(function*() {
+      const where = `the active posts of the webhook's forum ${d.channelId}`
+      const read = yield* Effect.result(platform.getActiveThreads(botToken, d.feed.serverId))
+      if (read._tag === "Failure") return { _tag: "ReadFailed", error: read.failure, where } as const
+      const named = read.success
+        .filter((t) => t.parent_id === d.channelId && t.name.trim() === name.trim() && SNOWFLAKE.test(t.id))
+        .toSorted((a, b) => compareIds(b.id, a.id))
+      const taken = yield* store.recordedMessageIds(d.webhookId, named.map((t) => t.id))
+      const free = named.filter((t) => !taken.has(t.id))
+      for (const post of free.slice(0, MAX_PAGES)) {
+        // The post's first message has the post's own id: the one message just after id − 1.
+        const first = yield* Effect.result(platform.getChannelMessages(botToken, post.id, { limit: 1, after: String(BigInt(post.id) - 1n) }))
+        if (first._tag === "Failure") return { _tag: "ReadFailed", error: first.failure, where: `the forum post ${post.id}` } as const
+        if (first.success.some((m) => m.id === post.id && looksLike(d, m))) return { _tag: "Found", messageId: post.id } as const
+      }
+      if (free.length > MAX_PAGES) {
+        return { _tag: "Unknown", reason: `more than ${MAX_PAGES} posts named "${name}" in its forum, too many to look through` } as const
+      }
+      return { _tag: "Absent" } as const
+    })
+
+  /** Where the delivery was sent, looked through (see the module's comment). */
+  const look = (d: UncertainDelivery & { readonly body: DeliveryBody }, botToken: NonNullable<UncertainDelivery["botToken"]>) =>
+    d.body.thread_id !== undefined
+      ? search(d, botToken, d.body.thread_id, `the thread ${d.body.thread_id}`)
+      : d.body.thread_name !== undefined
+      ? searchForum(d, botToken, d.body.thread_name)
+      : search(d, botToken, d.channelId, `the webhook's channel ${d.channelId}`)
+
   const fail = (d: UncertainDelivery, why: string) =>
     Effect.as(store.markFailed(d.id, `${UNKNOWN}: ${why}`), "failed" as const)
 
-  const readFailed = (d: UncertainDelivery, e: PlatformError): Effect.Effect<Step, ServiceUnavailable> =>
+  const readFailed = (d: UncertainDelivery, e: PlatformError, where: string): Effect.Effect<Step, ServiceUnavailable> =>
     e._tag === "PlatformRejected" && e.status !== 429 && e.status !== 408
-      ? fail(d, `the send had no answer and the bot cannot read the webhook's channel ${d.channelId} (${e.status} ${e.message})`)
-      : Effect.succeed({ retry: `the webhook's channel could not be read to find an unanswered send: ${e._tag === "PlatformRejected" ? `the chat platform answered ${e.status}` : e.problems[0]?.message ?? e._tag}` })
+      ? fail(d, `the send had no answer and the bot cannot read ${where} (${e.status} ${e.message})`)
+      : Effect.succeed({ retry: `${where} could not be read to find an unanswered send: ${e._tag === "PlatformRejected" ? `the chat platform answered ${e.status}` : e.problems[0]?.message ?? e._tag}` })
 
   /** One uncertain delivery: found and recorded, sent once more, failed with why, or left for the job's retry. */
   const reconcile = (d: UncertainDelivery): Effect.Effect<Step, ServiceUnavailable> =>
     Effect.gen(function*() {
       if (d.body === null) return yield* fail(d, "the stored message is unreadable")
       if (d.botToken === null) return yield* fail(d, "the send had no answer and the bot's token cannot be decrypted to read its channel")
-      const found = yield* search(d, d.botToken)
-      if (found._tag === "ReadFailed") return yield* readFailed(d, found.error)
+      const found = yield* look({ ...d, body: d.body }, d.botToken)
+      if (found._tag === "ReadFailed") return yield* readFailed(d, found.error, found.where)
       if (found._tag === "Found") {
         yield* store.markSent(d.id, found.messageId, new Date(yield* Clock.currentTimeMillis))
         yield* Effect.logInfo("an unanswered send was found in its channel: recorded as sent").pipe(
           Effect.annotateLogs({ delivery: d.id, message: found.messageId })
         )
-        // Found in the webhook's channel itself, never in a thread (the search reads that channel).
-        yield* crosspost(d, { messageIds: [found.messageId], inThread: false })
+        // Found in a thread or a forum post: nothing there can be published (counted with that reason).
+        yield* crosspost(d, { messageIds: [found.messageId], inThread: d.body.thread_id !== undefined || d.body.thread_name !== undefined })
         return "sent" as const
       }
       if (found._tag === "Unknown") return yield* fail(d, found.reason)

@@ -1,5 +1,5 @@
 /**
- * Storage of feed delivery (migrations 0005, 0009; SQL layer src/layers/delivery/DeliveryStoreSql.ts): the
+ * Storage of feed delivery (migrations 0005, 0009, 0020; SQL layer src/layers/delivery/DeliveryStoreSql.ts): the
  * distinct sources and their poll state, the item ids seen per source, each feed's status and
  * counters, and the delivery log. The writes of one poll (its deliveries, skips, seen ids, counters
  * and the jobs it sends) run as one `transaction`; every call joins the caller's. An unchanged
@@ -17,6 +17,7 @@ import type { DisplayInfo } from "../../domain/feeds/Feed.ts"
 import type { FeedModuleName } from "../../domain/platform/Platform.ts"
 import type { Actor } from "../audit/AuditLog.ts"
 import type { PlatformWebhookBody } from "../platform/ChatPlatform.ts"
+import type { ForumTag } from "./render/ForumPost.ts"
 import type { DeliveryOptions } from "./render/Options.ts"
 import type { PollState } from "../sources/SourcePoller.ts"
 
@@ -77,6 +78,8 @@ export interface DeliveryFeed extends FeedRef {
   readonly options: DeliveryOptions
   readonly displayInfo: DisplayInfo | null
   readonly webhookId: string
+  /** The tags of the forum its webhook posts in (one post per item, delivery.md §10); null: not a forum. */
+  readonly forumTags: ReadonlyArray<ForumTag> | null
 }
 
 /**

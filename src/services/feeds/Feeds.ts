@@ -1,7 +1,8 @@
 /**
  * The feed connectors (decisions.md "Feeds"): a feed's identifier and options resolved against its
  * external source (FeedsSource.ts), the chat webhook it posts to resolved or created
- * (FeedsWebhook.ts), the per-module limit, and every write with its audit entry in one transaction.
+ * (FeedsWebhook.ts) and whether it posts in a forum (FeedsForum.ts), the per-module limit, and every
+ * write with its audit entry in one transaction.
  * Options travel typed per module (`WebhookOptions<M>`) from the handler to the repo and back.
  * Webhook tokens leave this file only encrypted. Delivery hears of creates (the source and its
  * first poll) and of the re-enabling PATCH of a disabled feed through FeedDelivery, and answers the
@@ -27,6 +28,7 @@ import { bad, besides, collect, skipped } from "./FeedsProblems.ts"
 import type { FeedRecord, FeedScope } from "./FeedsRepo.ts"
 import { FeedsRepo } from "./FeedsRepo.ts"
 import { FeedsSource } from "./FeedsSource.ts"
+import { FeedsForum } from "./FeedsForum.ts"
 import { FeedsPosting } from "./FeedsPosting.ts"
 import { FeedsWebhook } from "./FeedsWebhook.ts"
 
@@ -62,6 +64,7 @@ export class Feeds extends Context.Service<Feeds, {
     const source = yield* FeedsSource.make
     const webhooks = yield* FeedsWebhook.make
     const posting = yield* FeedsPosting.make
+    const forum = yield* FeedsForum.make
     const delivery = yield* FeedDelivery
 
     const scopeOf = <M extends FeedModuleName>(access: ServerAccess, module: M): FeedScope<M> => ({
@@ -99,7 +102,7 @@ export class Feeds extends Context.Service<Feeds, {
         const webhookCheck = body.webhook_url === undefined && body.webhook_channel === undefined && problems.length > 0
           ? skipped
           : webhooks.check(access, body)
-        const [[ident, opts], [, [checked]]] = yield* besides(
+        const [[ident, opts], [, [checked, [, forumTags]]]] = yield* besides(
           problems,
           collect(
             collect(
@@ -108,12 +111,15 @@ export class Feeds extends Context.Service<Feeds, {
             ),
             () =>
               collect(limit, () =>
-                collect(webhookCheck, (checked) =>
+                collect(webhookCheck, (checked) => {
                   // The options that need the server (delivery.md §10), against the channel the webhook posts to.
-                  posting.check(access, body.webhook_options, Option.match(Option.flatten(checked), {
-                    onNone: () => body.webhook_channel,
-                    onSome: (w) => w.channel_id
-                  }))))
+                  const channelId = Option.match(Option.flatten(checked), { onNone: () => body.webhook_channel, onSome: (w) => w.channel_id })
+                  // And whether that channel is a forum (FeedsForum.ts), once the webhook passed its check.
+                  return collect(
+                    posting.check(access, body.webhook_options, channelId),
+                    () => Option.isNone(checked) || channelId === undefined ? Effect.succeed(null) : forum.read(access, channelId)
+                  )
+                }))
           )
         )
         const webhook = Option.isSome(checked) ? checked.value : yield* webhooks.resolve(access, body, opts.options["webhook-name"])
@@ -124,7 +130,7 @@ export class Feeds extends Context.Service<Feeds, {
             feedIdentifier: ident.identifier,
             webhookOptions: opts.options,
             displayInfo: withGames(module, ident.displayInfo, opts.gameNames),
-            webhook: { id: webhook.id, tokenEnc, name: webhook.name ?? "", avatar: webhook.avatar, channelId: webhook.channel_id }
+            webhook: { id: webhook.id, tokenEnc, name: webhook.name ?? "", avatar: webhook.avatar, channelId: webhook.channel_id, forumTags }
           }, config.maxFeedsPerModule)
           if (r._tag !== "Inserted") return { ...r, sourceId: Option.none<string>() }
           // The source exists with the feed (one transaction): the scheduler can never miss it.
@@ -161,19 +167,21 @@ export class Feeds extends Context.Service<Feeds, {
         // A PATCH of a disabled feed checks its webhook again and re-enables it (delivery.md §4): that
         // check's 400 comes with the options' and the schema's.
         const disabled = (yield* delivery.state(feedId)).state === "disabled"
-        const [opts] = yield* besides(
+        // Its webhook's forum is read again (a tag added or renamed since counts from now: FeedsForum.ts).
+        const [opts, [, [, forumTags]]] = yield* besides(
           problems,
           collect(
             input === undefined ? skipped : source.optionsOf(module, feed.feedIdentifier, input),
             () =>
               collect(
                 input === undefined ? Effect.void : posting.check(access, input, feed.webhook.channelId),
-                () => disabled ? recheck(access, feed) : Effect.void
+                () => collect(disabled ? recheck(access, feed) : Effect.void, () => forum.read(access, feed.webhook.channelId))
               )
           )
         )
         const updated = yield* repo.transaction(Effect.gen(function*() {
-          const r = yield* repo.updateOptions(scope, feedId, opts.options, withGames(module, feed.displayInfo, opts.gameNames))
+          const display = withGames(module, feed.displayInfo, opts.gameNames)
+          const r = yield* repo.updateOptions(scope, feedId, opts.options, display, forumTags)
           if (Option.isNone(r)) return yield* noSuchFeed(module, feedId)
           const sourceId = disabled ? yield* delivery.reenable(feedId) : Option.none<string>()
           yield* audit.append({

@@ -12,6 +12,7 @@ import { Context } from "effect"
 import type { BadRequest, ServiceUnavailable } from "../../domain/infra/Errors.ts"
 import type { DisplayInfo, WebhookOptionsInput } from "../../domain/feeds/Feed.ts"
 import type { FeedModuleName } from "../../domain/platform/Platform.ts"
+import type { ForumTag } from "../delivery/render/ForumPost.ts"
 
 /** Whose feeds: one module of one server as seen by one bot. */
 export interface FeedScope<M extends FeedModuleName = FeedModuleName> {
@@ -27,6 +28,11 @@ export interface StoredWebhook {
   readonly name: string
   readonly avatar: string | null
   readonly channelId: string
+  /**
+   * The tags of the forum channel the webhook posts in (delivery.md §10: one post per item), as the
+   * platform listed them when last read (FeedsForum.ts); null or absent: the channel is not a forum.
+   */
+  readonly forumTags?: ReadonlyArray<ForumTag> | null
 }
 
 /** A feed to store, of module `M`; without `M`, of any module. */
@@ -61,12 +67,16 @@ export class FeedsRepo extends Context.Service<FeedsRepo, {
   readonly find: <M extends FeedModuleName>(scope: FeedScope<M>, id: string) => Effect.Effect<Option.Option<FeedRecord<M>>, ServiceUnavailable>
   /** Inserts unless the scope already holds `limit` feeds or the same identifier on the same webhook. */
   readonly insert: <M extends FeedModuleName>(feed: NewFeed<M>, limit: number) => Effect.Effect<InsertResult<M>, WriteError>
+  /** `forumTags`: the webhook's forum as read now (undefined: kept as stored). */
   readonly updateOptions: <M extends FeedModuleName>(
     scope: FeedScope<M>,
     id: string,
     options: WebhookOptionsInput<M>,
-    displayInfo: DisplayInfo | null
+    displayInfo: DisplayInfo | null,
+    forumTags?: ReadonlyArray<ForumTag> | null
   ) => Effect.Effect<Option.Option<FeedRecord<M>>, WriteError>
+  /** The webhook's forum tags as read now (the test message reads them again); false when there is no such feed. */
+  readonly setForumTags: (scope: FeedScope, id: string, forumTags: ReadonlyArray<ForumTag> | null) => Effect.Effect<boolean, ServiceUnavailable>
   readonly remove: (scope: FeedScope, id: string) => Effect.Effect<boolean, ServiceUnavailable>
   /** Runs `self` as one unit: all of it, or (on failure) none of it. */
   readonly transaction: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E | ServiceUnavailable, R>

@@ -3,7 +3,9 @@
  * module: another server's feed is 404), then read as the worker reads it (DeliveryStore's
  * `feedsOfSource`, `toSelect`). The source is read now with the worker's poller, unconditionally
  * (no validators, no cursor: a poll that always answers with what the source serves), and judged
- * with the worker's rules (FeedPreview.ts). Cool-downs are taken before any request leaves.
+ * with the worker's rules (FeedPreview.ts). Cool-downs are taken before any request leaves. The test
+ * message reads the webhook's forum again first (FeedsForum.ts) and keeps what it read: not a change
+ * of the feed (its options, state and webhook stay), the platform's facts brought up to date.
  */
 import { Clock, Effect, Layer, Option, Result } from "effect"
 import { BadRequest, NotFound, RequestTimeout, ServiceUnavailable, TooManyRequests } from "../../domain/infra/Errors.ts"
@@ -14,6 +16,7 @@ import type { PlatformError } from "../platform/ChatPlatform.ts"
 import { ChatPlatform } from "../platform/ChatPlatform.ts"
 import { Cipher } from "../infra/Cipher.ts"
 import { oldestFirst } from "../delivery/render/Select.ts"
+import type { ForumTag } from "../delivery/render/ForumPost.ts"
 import { render } from "../delivery/render/Render.ts"
 import { toSelect } from "../delivery/DeliveryEngine.ts"
 import { rejectionReason } from "../delivery/DeliveryPost.ts"
@@ -24,6 +27,7 @@ import type { ServerAccess } from "../platform/Directory.ts"
 import { FeedInsight, REFRESH_COOLDOWN_SECONDS, TEST_COOLDOWN_SECONDS } from "./FeedInsight.ts"
 import { FeedInsightStore } from "./FeedInsightStore.ts"
 import { buildPreview } from "../feeds/FeedPreview.ts"
+import { FeedsForum } from "../feeds/FeedsForum.ts"
 import { FeedsRepo } from "../feeds/FeedsRepo.ts"
 import type { PollFailed } from "../sources/SourcePoller.ts"
 import { emptyPollState, SourcePoller } from "../sources/SourcePoller.ts"
@@ -42,6 +46,9 @@ const platformError = (e: PlatformError) => {
   return ServiceUnavailable.of(`The chat platform answered ${e.status}; try again later.`, 30)
 }
 
+const sameTags = (a: ReadonlyArray<ForumTag> | null, b: ReadonlyArray<ForumTag> | null) =>
+  a === null || b === null ? a === b : a.length === b.length && a.every((t, i) => t.id === b[i]!.id && t.name === b[i]!.name)
+
 const busy = (what: string, seconds: number) =>
   TooManyRequests.of(`${what}; try again in ${seconds} ${seconds === 1 ? "second" : "seconds"}.`, seconds)
 
@@ -57,8 +64,11 @@ export const FeedInsightLive = Layer.effect(FeedInsight, Effect.gen(function*() 
   const audit = yield* AuditLog
   const insight = yield* FeedInsightStore
 
+  const forum = yield* FeedsForum.make
+  const scopeOf = (access: ServerAccess, module: FeedModuleName) => ({ botId: access.botId, serverId: access.serverId, module })
+
   const findFeed = (access: ServerAccess, module: FeedModuleName, feedId: string) =>
-    Effect.flatMap(repo.find({ botId: access.botId, serverId: access.serverId, module }, feedId), (found) =>
+    Effect.flatMap(repo.find(scopeOf(access, module), feedId), (found) =>
       Option.match(found, {
         onNone: () => Effect.fail(NotFound.of(`No ${module} feed ${feedId} on this server.`)),
         onSome: Effect.succeed
@@ -105,7 +115,16 @@ export const FeedInsightLive = Layer.effect(FeedInsight, Effect.gen(function*() 
       if (slot._tag === "Busy") return yield* busy("One test message per feed every 10 seconds", slot.retryAfterSeconds)
       const newest = oldestFirst(yield* readSource(module, record.feedIdentifier)).at(-1)
       if (newest === undefined) return yield* BadRequest.of("The feed's source has no item yet, so there is nothing to send.")
-      const message = render(newest, feed.options, toSelect(feed).defaults)
+      // The webhook's forum read again and kept (FeedsForum.ts): the test shows, and the worker then
+      // sends, the forum as it is now; a platform that cannot say now leaves the stored tags.
+      const forumTags = yield* forum.read(access, record.webhook.channelId).pipe(
+        Effect.tap((tags) => sameTags(tags, feed.forumTags) ? Effect.void : repo.setForumTags(scopeOf(access, module), feedId, tags)),
+        Effect.catchTags({
+          RequestTimeout: () => Effect.succeed(feed.forumTags),
+          ServiceUnavailable: () => Effect.succeed(feed.forumTags)
+        })
+      )
+      const message = render(newest, feed.options, { ...toSelect(feed).defaults, forumTags })
       const token = yield* cipher.decrypt(record.webhook.tokenEnc, `feed-webhook:${record.webhook.id}`).pipe(
         Effect.mapError(() => ServiceUnavailable.of("The feed's webhook token cannot be decrypted with the configured keys.", 60))
       )

@@ -99,6 +99,9 @@ export interface PlatformMessage {
   readonly author_id: string
 }
 
+/** A thread of GET /guilds/{id}/threads/active (ThreadResponse); a forum's post is one, its id its first message's. */
+export interface PlatformThread { readonly id: string; readonly name: string; readonly parent_id: string | null }
+
 /** GET /applications/@me with a bot's token: the application's id and Ed25519 public key (hex). */
 export interface PlatformApplication {
   readonly id: string
@@ -241,6 +244,8 @@ export class ChatPlatform extends Context.Service<ChatPlatform, {
     channelId: string,
     options?: { readonly limit?: number; readonly before?: string; readonly after?: string }
   ) => Effect.Effect<ReadonlyArray<PlatformMessage>, PlatformError>
+  /** GET /guilds/{id}/threads/active (bot token, never cached: DeliveryReconcile.ts): threads not archived; 404 10004 outside. */
+  readonly getActiveThreads: (botToken: Redacted.Redacted<string>, guildId: string) => Effect.Effect<ReadonlyArray<PlatformThread>, PlatformError>
   /**
    * A direct message from the bot to a user (POST /users/@me/channels, then POST
    * /channels/{id}/messages): the message's id. 403 (50007) when the user takes no messages from it.

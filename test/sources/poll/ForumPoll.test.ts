@@ -32,7 +32,8 @@ describe("forum (Reddit)", () => {
           data: {
             id: "abc2", name: "t3_abc2", title: "Question", author: "bob", subreddit: "typescript", subreddit_id: "t5_2qh5o",
             over_18: false, link_flair_text: "", permalink: "/r/typescript/comments/abc2/question/",
-            url: "https://www.reddit.com/r/typescript/comments/abc2/question/", created_utc: 1717246800.5, is_self: true
+            url: "https://www.reddit.com/r/typescript/comments/abc2/question/", created_utc: 1717246800.5, is_self: true,
+            selftext: "  How do I **narrow** a union?\n\nSee [the docs](https://example.com/docs).  "
           }
         },
         { kind: "t1", data: { id: "c1" } }
@@ -45,7 +46,7 @@ describe("forum (Reddit)", () => {
     server.routes.set("/reddit-api/r/typescript/about", json({ kind: "t5", data: { community_icon: "https://styles.example.com/icon.png", icon_img: "" } }))
   }
 
-  it.live("a listing → its posts (permalink, flair, over_18, link or self), with the subreddit icon", () =>
+  it.live("a listing → its posts (permalink, flair, over_18, link or self, a self post's text), with the subreddit icon", () =>
     withPoller(options(), Effect.gen(function*() {
       routes()
       const result = yield* SourcePoller.use((p) => p.poll("forum", "typescript", emptyPollState))
@@ -62,6 +63,7 @@ describe("forum (Reddit)", () => {
           flair: "News",
           over18: true,
           contentUrl: "https://devblogs.example.com/ts-5-5",
+          selfText: null,
           permalink: "https://www.reddit.com/r/typescript/comments/abc1/release_55/"
         },
         {
@@ -75,6 +77,7 @@ describe("forum (Reddit)", () => {
           flair: null,
           over18: false,
           contentUrl: "https://www.reddit.com/r/typescript/comments/abc2/question/",
+          selfText: "How do I **narrow** a union?\n\nSee [the docs](https://example.com/docs).",
           permalink: "https://www.reddit.com/r/typescript/comments/abc2/question/"
         }
       ])

@@ -18,7 +18,7 @@ const get = (auth: Auth, route: string, path: string, major = "") =>
 
 export type DiscordReads = Omit<
   ChatPlatform["Service"],
-  "authorizeUrl" | "exchangeCode" | "refreshToken" | "revokeToken" | "executeWebhook" | "sendDirectMessage" | "getChannelMessages"
+  "authorizeUrl" | "exchangeCode" | "refreshToken" | "revokeToken" | "executeWebhook" | "sendDirectMessage" | "getChannelMessages" | "getActiveThreads"
   | "getApplication" | "putCommands" | "createMessage" | "editMessage" | "deleteMessage" | "crosspostMessage"
 >
 

@@ -1,7 +1,8 @@
 /**
  * The forum connector: a subreddit's newest posts, `GET /r/{name}/new.json?limit=25&raw_json=1` on
  * oauth.reddit.com with the app-only token the lookup client uses (client credentials). Item id: the
- * post's fullname (`t3_…`); url: the permalink; `contentUrl` the link of a link post. The
+ * post's fullname (`t3_…`); url: the permalink; `contentUrl` the link of a link post; `selfText` a
+ * text post's Markdown (`selftext`, unescaped by `raw_json=1`). The
  * subreddit's icon (the default avatar) comes from `/r/{name}/about`, read once a day (cursor).
  * Private or quarantined (403) and banned or unknown (404, or a redirect to search) are `gone`.
  */
@@ -19,6 +20,7 @@ const Post = Schema.Struct({
   id: Schema.String,
   name: Str,
   title: Schema.String,
+  selftext: Str,
   author: Str,
   subreddit: Str,
   subreddit_id: Str,
@@ -83,6 +85,7 @@ export const forumItems = (body: typeof Listing.Type, name: string, site: string
       flair: nonEmpty(p.link_flair_text),
       over18: p.over_18 === true,
       contentUrl: nonEmpty(p.url) === null ? permalink : absolute(p.url!.trim(), site),
+      selfText: nonEmpty(p.selftext),
       permalink,
       subredditIcon: icon
     } satisfies ForumItem]

@@ -53,8 +53,8 @@ const partsOf = (item: Item): Parts => {
         author: item.author
       }
     case "forum":
-      // The item carries no self-text (ForumItem): a text post's embed has no description.
-      return { title: item.title, description: null, image: null, thumbnail: item.subredditIcon, author: `u/${item.author}` }
+      // A text post's self-text (Markdown already); a link post has none.
+      return { title: item.title, description: item.selfText, image: null, thumbnail: item.subredditIcon, author: `u/${item.author}` }
     case "streaming":
       return {
         title: `${present(item.displayName) ?? item.username} is ${item.event === "live" ? "live" : "offline"}`,

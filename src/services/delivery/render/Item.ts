@@ -67,6 +67,8 @@ export const ForumItem = Schema.Struct({
   over18: Schema.Boolean,
   /** Where the post points: the link of a link post, the permalink of a text post. */
   contentUrl: Url,
+  /** A text post's body as Markdown (Reddit's `selftext`): the embed's description; null when there is none. */
+  selfText: Maybe,
   permalink: Url,
   subredditIcon: Maybe
 }).annotate(

@@ -70,6 +70,7 @@ export const fillHeader = (item: Item, options: DeliveryOptions, template: strin
   const values = format.values(item)
   const memo = new Map<string, string | undefined>()
   const once = (name: string, compute: () => string | undefined): string | undefined => {
+    // Stryker disable next-line ConditionalExpression: computing a value again gives the same (values are pure); the memo only saves the work
     if (!memo.has(name)) memo.set(name, compute())
     return memo.get(name)
   }
@@ -106,9 +107,9 @@ export const withUrl = (body: string, url: string, max: number): string => {
   if (body === "") return truncate(url, max)
   const suffix = `\n${url}`
   const room = max - codePointLength(suffix)
-  if (codePointLength(body) <= room) return body + suffix
   // The URL alone does not fit with an ellipsis before it: cut the whole.
   if (room < 1) return truncate(body + suffix, max, urlCutSpans(body + suffix))
+  // A body that fits comes back from truncate() as it is.
   return truncate(body, room, urlCutSpans(body)) + suffix
 }
 
@@ -129,8 +130,9 @@ const httpUrl = (url: string | null | undefined): string | null =>
 
 /**
  * The messages of an item (delivery.md §3 and §10), in the order they are posted: one, or with
- * `split` up to `MAX_SPLIT`. The first opens with the feed's role mentions and carries the embed and
- * a forum post's `thread_name` and `applied_tags`; every one has the same name, avatar and
+ * `split` up to `MAX_SPLIT`. The first opens with the feed's role mentions and carries the embed and,
+ * for a forum webhook (`defaults.forumTags`) unless it goes into `thread_id`, the new post's
+ * `thread_name` and `applied_tags`; every one has the same name, avatar and
  * `allowed_mentions` (exactly the feed's roles may ping).
  */
 export const renderMessages = (item: Item, options: DeliveryOptions, defaults: RenderDefaults = {}): ReadonlyArray<WebhookMessage> => {
@@ -161,7 +163,8 @@ export const renderMessages = (item: Item, options: DeliveryOptions, defaults: R
         })]
       }
       : {}),
-    ...forumPost(item, options, defaults.forumTags)
+    // Into `thread_id` (in a forum: an existing post), no new post: the platform refuses both (220002).
+    ...(options.thread_id === null || options.thread_id === undefined ? forumPost(item, options, defaults.forumTags) : {})
   }
   return contents.map((content, i) => ({ content, ...common, ...(i === 0 ? first : {}) }))
 }
@@ -173,17 +176,19 @@ const splitContents = (item: Item, options: DeliveryOptions, prefix: string): Re
   const url = isCensored(item, options) ? censorUrls(item.url) : item.url
   const whole = usesUrl || body === "" ? (body === "" ? url : body) : `${body}\n${url}`
   const pieces = splitText(whole, MAX_CONTENT, MAX_SPLIT, MAX_CONTENT - codePointLength(prefix))
-  if (pieces.length === 1) return [prefix + renderContent(item, options, { max: MAX_CONTENT - codePointLength(prefix) })]
+  // One piece: `whole` fits after the mentions, and is what renderContent would make of it.
+  if (pieces.length === 1) return [prefix + pieces[0]!]
   const last = pieces[pieces.length - 1]!
   // §3's rules for the last: cut with an ellipsis, an appended URL kept whole.
   const lastMax = MAX_CONTENT
-  const lastContent = usesUrl || body === "" || !last.endsWith(url)
+  // An empty header's `whole` is the URL: a last piece of it never ends with all of it.
+  const lastContent = usesUrl || !last.endsWith(url)
     ? truncate(last, lastMax, urlCutSpans(last))
     : withUrl(last.slice(0, last.length - url.length).trimEnd(), url, lastMax)
   return [prefix + pieces[0]!, ...pieces.slice(1, -1), lastContent]
 }
 
-/** A forum webhook's post: its name and tags (only when the webhook is in a forum). */
+/** A forum webhook's post: its name and tags (only when the webhook is in a forum: `tags` not null). */
 const forumPost = (item: Item, options: DeliveryOptions, tags: ReadonlyArray<ForumTag> | null | undefined) => {
   if (tags === null || tags === undefined) return {}
   const filled = fillHeader(item, options, options.forum_thread_name ?? DEFAULT_THREAD_NAME, MAX_CONTENT).text
