@@ -60,6 +60,8 @@ export const world = (o: {
   readonly botToken?: string | null
   /** What `reserveCrosspost` answers, in turn (default: granted in CHANNEL with the bot's token); a failure is the store's. */
   readonly reservations?: ReadonlyArray<CrosspostReservation | ServiceUnavailable>
+  /** The bot's servers (GET /users/@me/guilds; default: the feed's, with every permission); or the read's failure. */
+  readonly guilds?: ReadonlyArray<{ readonly id: string; readonly permissions: string }> | PlatformError
   /** What each `crosspostMessage` answers, in turn (default: published). */
   readonly crossposts?: ReadonlyArray<Effect.Effect<void, PlatformError>>
 }) => {
@@ -77,6 +79,7 @@ export const world = (o: {
   }))
   const reads: Array<{ token: string; channelId: string; options: unknown }> = []
   const threadReads: Array<{ token: string; guildId: string }> = []
+  const guildReads: Array<string> = []
   const sent: Array<{ webhookId: string; token: string; body: unknown; options: unknown }> = []
   const answers = [...(o.answers ?? [])]
   const stateCalls: Array<{ ids: ReadonlyArray<string>; from: ReadonlyArray<FeedState>; to: FeedState; reason: string | null }> = []
@@ -196,6 +199,12 @@ export const world = (o: {
         const channel = o.channel ?? []
         return Array.isArray(channel) ? Effect.succeed(channel) : Effect.fail(channel as PlatformError)
       }),
+    getBotGuilds: (token: Redacted.Redacted<string>) =>
+      Effect.suspend(() => {
+        guildReads.push(Redacted.value(token))
+        const guilds = o.guilds ?? [{ id: "300000000000000001", permissions: String((1n << 41n) - 1n) }]
+        return Array.isArray(guilds) ? Effect.succeed(guilds) : Effect.fail(guilds as PlatformError)
+      }),
     getActiveThreads: (token: Redacted.Redacted<string>, guildId: string) =>
       Effect.suspend(() => {
         threadReads.push({ token: Redacted.value(token), guildId })
@@ -216,7 +225,7 @@ export const world = (o: {
   const settings = { postAttempts: o.postAttempts ?? 8 } as never
   const poster = makePoster({ store, platform, audit, engine, settings })
   const table = () => rows.map((r) => [r.id, r.state, r.reason, r.messageId] as const)
-  return { poster, rows, table, sent, reads, threadReads, stateCalls, audits, queued, reserved, published, missed, feedState: () => feeds.get("1")!.state }
+  return { poster, rows, table, sent, reads, threadReads, guildReads, stateCalls, audits, queued, reserved, published, missed, feedState: () => feeds.get("1")!.state }
 }
 
 export const rejected = (status: number, message: string, code?: number) =>

@@ -103,6 +103,44 @@ describe("DeliveryPost: a send that had no answer is looked for in its channel f
       assert.deepStrictEqual([w.sent, w.reads], [[], []])
     }))
 
+  it.effect("absent, but the bot lacks READ_MESSAGE_HISTORY (an empty history proves nothing): failed as unknown, never sent again", () =>
+    Effect.gen(function*() {
+      const readOnly = String((1n << 10n) | (1n << 11n)) // VIEW_CHANNEL, SEND_MESSAGES
+      for (const guilds of [[{ id: "300000000000000001", permissions: readOnly }], [{ id: "300000000000000999", permissions: String(1n << 16n) }], []]) {
+        const w = world({ rows: [{ id: "x", state: "sending", attempts: 1 }, { id: "y" }], channel: [], guilds })
+        assert.deepStrictEqual(yield* w.poster.postWebhook(WEBHOOK), { sent: 1, failed: 1, interrupted: 1, more: false })
+        assert.deepStrictEqual(w.table()[0], [
+          "x",
+          "failed",
+          "unknown whether it was posted: the bot lacks READ_MESSAGE_HISTORY in server 300000000000000001, so its history reads empty; give it that permission",
+          null
+        ])
+        assert.deepStrictEqual(w.sent.map((s) => s.body), [{ content: "message y" }], JSON.stringify(guilds))
+        assert.deepStrictEqual(w.guildReads, ["bot-token"])
+      }
+    }))
+
+  it.effect("absent with READ_MESSAGE_HISTORY or ADMINISTRATOR alone: sent once more; found: the server list is not read", () =>
+    Effect.gen(function*() {
+      for (const bit of [1n << 16n, 1n << 3n]) {
+        const w = world({ rows: [{ id: "x", state: "sending", attempts: 1 }], channel: [], guilds: [{ id: "300000000000000001", permissions: String(bit) }] })
+        assert.deepStrictEqual(yield* w.poster.postWebhook(WEBHOOK), { sent: 1, failed: 0, interrupted: 1, more: false })
+        assert.deepStrictEqual(w.sent.map((s) => s.body), [{ content: "message x" }])
+      }
+      const found = world({ rows: [{ id: "x", state: "sending", attempts: 1 }], channel: [inChannel("m-x", "message x")], guilds: [] })
+      yield* found.poster.postWebhook(WEBHOOK)
+      assert.deepStrictEqual([found.table()[0], found.guildReads], [["x", "sent", null, "m-x"], []])
+    }))
+
+  it.effect("absent, and the bot's server list cannot be read now (503): the job is retried, nothing sent", () =>
+    Effect.gen(function*() {
+      const w = world({ rows: [{ id: "x", state: "sending" }], channel: [], guilds: ServiceUnavailable.of("the chat platform is unavailable", 5) })
+      const e = yield* Effect.flip(w.poster.postWebhook(WEBHOOK))
+      assert.instanceOf(e, PostRetry)
+      assert.match(e.message, /the bot's servers could not be read/)
+      assert.deepStrictEqual([w.table(), w.sent], [[["x", "sending", null, null]], []])
+    }))
+
   it.effect("the read fails for now (503): the job is retried, the row still `sending`, nothing sent", () =>
     Effect.gen(function*() {
       const w = world({ rows: [{ id: "x", state: "sending" }, { id: "y" }], channel: ServiceUnavailable.of("the chat platform is unavailable", 5) })

@@ -99,5 +99,31 @@ for (const kind of dbKinds) {
         assert.deepStrictEqual(yield* delivery.postWebhook(webhook.id), { sent: 0, failed: 0, interrupted: 0, more: false })
         assert.strictEqual((yield* inbox(webhook.id)).length, 1)
       }))
+
+    it.effect("cut after the platform posted it, and the bot may not read the history: failed as unknown, never posted twice", () =>
+      Effect.gen(function*() {
+        const delivery = yield* DeliveryEngine
+        const sandbox = yield* SandboxServer
+        const permissions = (method: string, body?: unknown) =>
+          Effect.promise(() =>
+            fetch(`${sandbox.url}/sandbox/discord/permissions`, {
+              method,
+              headers: { "content-type": "application/json" },
+              ...(body === undefined ? {} : { body: JSON.stringify(body) })
+            }).then((r) => r.status)
+          )
+        const { feedId, webhook } = yield* oneQueued("unreadable")
+        yield* fault(webhook, "cut-after")
+        assert.instanceOf(yield* Effect.flip(delivery.postWebhook(webhook.id)), PostRetry)
+        assert.strictEqual((yield* inbox(webhook.id)).length, 1, "the platform applied the send")
+        // The feeds bot keeps VIEW_CHANNEL (the read is answered, with no messages) but not READ_MESSAGE_HISTORY.
+        assert.strictEqual(yield* permissions("POST", { guild_id: "300000000000000001", user_id: "200000000000000002", deny: String(1n << 16n) }), 200)
+        const outcome = yield* delivery.postWebhook(webhook.id).pipe(Effect.ensuring(permissions("DELETE")))
+        assert.deepStrictEqual(outcome, { sent: 0, failed: 1, interrupted: 1, more: false })
+        assert.strictEqual((yield* inbox(webhook.id)).length, 1, "not posted twice")
+        const [row] = yield* deliveriesOf(feedId)
+        assert.deepInclude(row, { state: "failed", message_id: null })
+        assert.match(String(row!.reason), /^unknown whether it was posted: the bot lacks READ_MESSAGE_HISTORY/)
+      }))
   })
 }

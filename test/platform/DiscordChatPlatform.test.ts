@@ -72,6 +72,21 @@ layer(CapturedLogs.layer, { excludeTestServices: true })("ChatPlatformDiscord (l
       assert.match(call.headers["user-agent"] ?? "", /^DiscordBot \(https:\/\/github\.com\/.+, 0\.1\.0\)$/)
     }))
 
+  it.effect("the bot's server list is kept; `fresh` asks the platform again and keeps the new answer", () =>
+    Effect.gen(function*() {
+      let permissions = "65536"
+      const server = yield* fakeDiscord(() => ({ json: [{ ...guildSummary("1"), permissions }] }))
+      const platform = yield* client(server.url)
+      const bits = (list: ReadonlyArray<{ readonly permissions: string }>) => list[0]!.permissions
+      assert.strictEqual(bits(yield* platform.getBotGuilds(botToken)), "65536")
+      permissions = "1024"
+      assert.strictEqual(bits(yield* platform.getBotGuilds(botToken)), "65536", "the kept copy")
+      assert.strictEqual(server.calls.length, 1)
+      assert.strictEqual(bits(yield* platform.getBotGuilds(botToken, { fresh: true })), "1024")
+      assert.strictEqual(bits(yield* platform.getBotGuilds(botToken)), "1024", "the fresh answer is kept")
+      assert.strictEqual(server.calls.length, 2)
+    }))
+
   it.effect("a 429 with retry_after is waited out and the answer still arrives", () =>
     Effect.gen(function*() {
       const server = yield* fakeDiscord((_, i) =>

@@ -6,7 +6,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SandboxServer } from "../../src/sandbox/Sandbox.ts"
-import { BOT1_TOKEN, BOT2_TOKEN, SEED } from "../../src/sandbox/Seed.ts"
+import { BOT1_TOKEN, BOT2_ID, BOT2_TOKEN, SEED } from "../../src/sandbox/Seed.ts"
 import { call, field } from "./SandboxCallFixtures.ts"
 
 const bot2 = { authorization: `Bot ${BOT2_TOKEN}` }
@@ -59,6 +59,19 @@ layer(SandboxServer.layer(), { excludeTestServices: true })("sandbox: a channel'
       const unknown = yield* read("", bot2, "319999999999999999")
       assert.deepStrictEqual([unknown.status, field(unknown.body, "code")], [404, 10003])
       assert.strictEqual((yield* read("", {})).status, 401)
+    }))
+
+  it.effect("a bot without READ_MESSAGE_HISTORY reads an empty history (200 []), as Discord answers; with it back, the messages", () =>
+    Effect.gen(function*() {
+      const hook = yield* newWebhook("History")
+      yield* postJson(`/sandbox/discord/api/v10/webhooks/${hook.id}/${hook.token}?wait=true`, { content: "kept" })
+      assert.isAtLeast(ids((yield* read()).body).length, 1)
+      const deny = yield* postJson("/sandbox/discord/permissions", { guild_id: SEED.ids.servers.s4, user_id: BOT2_ID, deny: String(1n << 16n) })
+      assert.strictEqual(deny.status, 200)
+      const hidden = yield* read()
+      yield* call("/sandbox/discord/permissions", { method: "DELETE" })
+      assert.deepStrictEqual([hidden.status, hidden.body], [200, []])
+      assert.isAtLeast(ids((yield* read()).body).length, 1)
     }))
 
   it.effect("cut: no answer and nothing posted; cut-after: no answer, but the message is posted", () =>

@@ -60,6 +60,13 @@ const threadPlace = (store: DiscordStore, bot: SeedBot, guildId: string): Place 
   return { kind: "guild", guildId }
 }
 
+/** READ_MESSAGE_HISTORY (or ADMINISTRATOR) in the server: else a history read answers no messages. */
+const readsHistory = (store: DiscordStore, bot: SeedBot, guildId: string): boolean => {
+  const guild = findGuild(guildId)
+  const bits = guild === undefined ? 0n : store.permissionsOf(guild, bot.id) ?? 0n
+  return (bits & (PermissionBits.READ_MESSAGE_HISTORY | PermissionBits.ADMINISTRATOR)) !== 0n
+}
+
 const closedDm = (store: DiscordStore, bot: SeedBot, userId: string): boolean => {
   const closed = interactionsOf(store).closedDms
   const remaining = closed.get(userId)
@@ -161,6 +168,9 @@ export const channelRoutes = (store: DiscordStore): ReadonlyArray<Route> => [
     if (place.kind === "refused") return Effect.succeed(place.error)
     const query = readPageQuery(ctx.query)
     if ("error" in query) return Effect.succeed(query.error)
+    // Discord: "If the current user is missing the READ_MESSAGE_HISTORY permission in the channel,
+    // then no messages will be returned" — an empty list, not a refusal.
+    if (place.kind === "guild" && !readsHistory(store, bot, place.guildId)) return json([])
     const own = [...interactionsOf(store).messages.values()]
       .filter((m) => visible(m, channelId))
       .map((m) => ({ id: m.id, shape: () => messageResponse(m, botById(m.botId), ctx.origin) }))

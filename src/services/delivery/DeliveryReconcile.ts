@@ -14,8 +14,9 @@
  *   published then (DeliveryCrosspost.ts): the send had no answer, so nothing published it before;
  * - not there: sent once more (one more attempt; after `postAttempts` the delivery fails with why);
  * - cannot tell (the bot may not read the channel or thread, no bot token, more than 250 messages
- *   since the send, more than MAX_PAGES posts of that name to look at): `failed`, "unknown whether it
- *   was posted" with the reason, never sent twice blindly;
+ *   since the send, more than MAX_PAGES posts of that name to look at, or a bot without
+ *   READ_MESSAGE_HISTORY in the server, to whom the platform answers an empty history rather than a
+ *   refusal): `failed`, "unknown whether it was posted" with the reason, never sent twice blindly;
  * - the read fails for now (503, timeout, 429 past the budget): the job is retried, the row waits.
  *
  * How a message is recognised, since Discord's execute-webhook takes no nonce: posted by THIS
@@ -46,6 +47,10 @@ export type Search =
   | { readonly _tag: "Absent" }
   | { readonly _tag: "Unknown"; readonly reason: string }
   | { readonly _tag: "ReadFailed"; readonly error: PlatformError; readonly where: string }
+
+/** ADMINISTRATOR and READ_MESSAGE_HISTORY: without either, the platform answers a history read with no messages. */
+const ADMINISTRATOR = 1n << 3n
+const READ_MESSAGE_HISTORY = 1n << 16n
 
 /** Whether `m` is the message of `d` (see the module's comment), its id not yet checked against the recorded ones. */
 const SNOWFLAKE = /^\d{1,20}$/
@@ -140,6 +145,23 @@ export const makeReconciler = (deps: {
       ? searchForum(d, botToken, d.body.thread_name)
       : search(d, botToken, d.channelId, `the webhook's channel ${d.channelId}`)
 
+  /**
+   * Whether an absent message can be trusted: the bot holds READ_MESSAGE_HISTORY (or ADMINISTRATOR)
+   * in the feed's server, by its server list read now (GET /users/@me/guilds, not the 30 s copy the
+   * directory keeps: the server-wide bits; a channel's own overwrites are not read). Asked only when
+   * the message was not found.
+   */
+  const historyReadable = (d: UncertainDelivery, botToken: NonNullable<UncertainDelivery["botToken"]>) =>
+    Effect.map(Effect.result(platform.getBotGuilds(botToken, { fresh: true })), (r): Search | undefined => {
+      if (r._tag === "Failure") return { _tag: "ReadFailed", error: r.failure, where: "the bot's servers" }
+      const server = r.success.find((g) => g.id === d.feed.serverId)
+      const bits = server === undefined ? 0n : BigInt(server.permissions)
+      return (bits & (ADMINISTRATOR | READ_MESSAGE_HISTORY)) !== 0n ? undefined : {
+        _tag: "Unknown",
+        reason: `the bot lacks READ_MESSAGE_HISTORY in server ${d.feed.serverId}, so its history reads empty; give it that permission`
+      }
+    })
+
   const fail = (d: UncertainDelivery, why: string) =>
     Effect.as(store.markFailed(d.id, `${UNKNOWN}: ${why}`), "failed" as const)
 
@@ -153,7 +175,8 @@ export const makeReconciler = (deps: {
     Effect.gen(function*() {
       if (d.body === null) return yield* fail(d, "the stored message is unreadable")
       if (d.botToken === null) return yield* fail(d, "the send had no answer and the bot's token cannot be decrypted to read its channel")
-      const found = yield* look({ ...d, body: d.body }, d.botToken)
+      const looked = yield* look({ ...d, body: d.body }, d.botToken)
+      const found = looked._tag === "Absent" ? (yield* historyReadable(d, d.botToken)) ?? looked : looked
       if (found._tag === "ReadFailed") return yield* readFailed(d, found.error, found.where)
       if (found._tag === "Found") {
         yield* store.markSent(d.id, found.messageId, new Date(yield* Clock.currentTimeMillis))

@@ -180,9 +180,8 @@ export class ChatPlatform extends Context.Service<ChatPlatform, {
 
   /** With a bot's token (`Authorization: Bot …`). */
   readonly getBotUser: (botToken: Redacted.Redacted<string>) => Effect.Effect<PlatformUser, PlatformError>
-  readonly getBotGuilds: (
-    botToken: Redacted.Redacted<string>
-  ) => Effect.Effect<ReadonlyArray<PlatformGuildSummary>, PlatformError>
+  /** `fresh`: asked of the platform now, not answered from a kept copy (which is replaced). */
+  readonly getBotGuilds: (botToken: Redacted.Redacted<string>, options?: { readonly fresh?: boolean }) => Effect.Effect<ReadonlyArray<PlatformGuildSummary>, PlatformError>
   /**
    * The bot's and the user's server lists when fresh copies of both are at hand in this instance's
    * caches (counted as cache hits), else `undefined`; never calls the platform. A cached read's fast

@@ -145,7 +145,7 @@ export const withGuildListMemo = <R extends GuildReads>(options: DiscordCacheOpt
   const counted = { bot: lookupMetrics("discord.bot_guilds").hit, user: lookupMetrics("discord.guilds").hit }
   return {
     ...reads,
-    getBotGuilds: (token) => Effect.flatMap(reads.getBotGuilds(token), remember(bot, token)),
+    getBotGuilds: (token, options) => Effect.flatMap(reads.getBotGuilds(token, options), remember(bot, token)),
     getCurrentUserGuilds: (token) => Effect.flatMap(reads.getCurrentUserGuilds(token), remember(user, token)),
     cachedGuildLists: (botToken, userToken) =>
       Effect.withFiber((fiber) => {

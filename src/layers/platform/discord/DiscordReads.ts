@@ -62,7 +62,10 @@ export const makeDiscordReads = Effect.fnUntraced(function*(options: DiscordCach
     getCurrentUser: (token) => currentUser.get(keyOf("Bearer", "user", token)),
     getCurrentUserGuilds: (token) => userGuilds.get(keyOf("Bearer", "guilds", token)),
     getBotUser: (token) => botUser.get(keyOf("Bot", "user", token)),
-    getBotGuilds: (token) => botGuilds.get(keyOf("Bot", "guilds", token)),
+    getBotGuilds: (token, options) => {
+      const key = keyOf("Bot", "guilds", token)
+      return options?.fresh === true ? Effect.andThen(botGuilds.invalidate(key), botGuilds.get(key)) : botGuilds.get(key)
+    },
     getGuild: (token, guildId) => guild.get(keyOf("Bot", "guild", token, guildId)),
     getGuildChannels: (token, guildId) => channels.get(keyOf("Bot", "channels", token, guildId)),
     getGuildRoles: (token, guildId) => roles.get(keyOf("Bot", "roles", token, guildId)),
