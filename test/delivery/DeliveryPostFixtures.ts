@@ -188,13 +188,17 @@ export const world = (o: {
         published.push({ token: Redacted.value(token), channelId, messageId })
         return crossposts.shift() ?? Effect.void
       }),
-    getChannelMessages: (token: Redacted.Redacted<string>, channelId: string, options: { readonly limit?: number; readonly after?: string } | undefined) =>
+    getChannelMessages: (
+      token: Redacted.Redacted<string>,
+      channelId: string,
+      options: { readonly limit?: number; readonly after?: string; readonly before?: string } | undefined
+    ) =>
       Effect.suspend(() => {
         reads.push({ token: Redacted.value(token), channelId, options })
         const other = o.channels?.[channelId]
         if (other !== undefined) {
           if (!Array.isArray(other)) return Effect.fail(other as PlatformError)
-          return Effect.succeed(pageOfMessages(other as ReadonlyArray<PlatformMessage>, { limit: options?.limit ?? 50, after: options?.after }))
+          return Effect.succeed(pageOfMessages(other as ReadonlyArray<PlatformMessage>, { limit: options?.limit ?? 50, after: options?.after, before: options?.before }))
         }
         const channel = o.channel ?? []
         return Array.isArray(channel) ? Effect.succeed(channel) : Effect.fail(channel as PlatformError)

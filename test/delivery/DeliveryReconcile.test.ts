@@ -6,12 +6,13 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { ServiceUnavailable } from "../../src/domain/infra/Errors.ts"
+import { RequestTimeout, ServiceUnavailable } from "../../src/domain/infra/Errors.ts"
 import type { PlatformMessage } from "../../src/services/platform/ChatPlatform.ts"
 import { PlatformRejected } from "../../src/services/platform/ChatPlatform.ts"
 import { PostRetry } from "../../src/services/delivery/DeliveryPost.ts"
+import { looksLike, SKEW_MS } from "../../src/services/delivery/DeliveryReconcile.ts"
 import { CapturedLogs, logged } from "../utils/CapturedLogs.ts"
-import { CHANNEL, WEBHOOK, world } from "./DeliveryPostFixtures.ts"
+import { CHANNEL, rejected, WEBHOOK, world } from "./DeliveryPostFixtures.ts"
 
 /** A message of the channel as the platform lists it. */
 const inChannel = (id: string, content: string, o: { readonly webhook?: string | null; readonly ageMs?: number } = {}): PlatformMessage => ({
@@ -149,5 +150,110 @@ describe("DeliveryPost: a send that had no answer is looked for in its channel f
       assert.match(e.message, /could not be read.*the chat platform is unavailable/)
       assert.deepStrictEqual(w.table(), [["x", "sending", null, null], ["y", "pending", null, null]])
       assert.deepStrictEqual(w.sent, [])
+    }))
+})
+
+describe("DeliveryReconcile: the edges of recognising and paging (a double post or a silent drop if wrong)", () => {
+  const sentAt = new Date("2026-03-01T12:00:00.000Z")
+  const at = (ms: number) => new Date(ms).toISOString()
+  const windowStart = sentAt.getTime() - SKEW_MS
+  const mine = (content: string, timestamp: string, webhook: string | null = WEBHOOK): PlatformMessage => ({ id: "360000000000000001", content, timestamp, webhook_id: webhook, author_id: WEBHOOK })
+
+  it("looksLike: this webhook, the content compared without surrounding whitespace, dated no earlier than the send's start minus SKEW_MS", () => {
+    const cases: ReadonlyArray<readonly [string, Parameters<typeof looksLike>[0]["body"], PlatformMessage, boolean]> = [
+      ["the same content", { content: "message x" }, mine("message x", at(sentAt.getTime())), true],
+      ["the message's content trimmed (Discord trims)", { content: "message x" }, mine("  message x\n", at(sentAt.getTime())), true],
+      ["the stored content trimmed", { content: " message x\n" }, mine("message x", at(sentAt.getTime())), true],
+      ["another content", { content: "message x" }, mine("message y", at(sentAt.getTime())), false],
+      ["dated exactly at the window's start", { content: "message x" }, mine("message x", at(windowStart)), true],
+      ["dated 1 ms before the window's start", { content: "message x" }, mine("message x", at(windowStart - 1)), false],
+      ["another webhook", { content: "message x" }, mine("message x", at(sentAt.getTime()), "900000000000000002"), false],
+      ["not a webhook's message", { content: "message x" }, mine("message x", at(sentAt.getTime()), null), false],
+      ["a stored body without content (embeds only)", { embeds: [{ title: "x" }] } as never, mine("", at(sentAt.getTime())), false],
+      ["an unreadable stored body", null, mine("message x", at(sentAt.getTime())), false]
+    ]
+    for (const [name, body, m, expected] of cases) {
+      assert.strictEqual(looksLike({ webhookId: WEBHOOK, body, sentAt }, m), expected, name)
+    }
+  })
+
+  it.effect("an unreadable stored message: failed as unknown, nothing read, nothing sent", () =>
+    Effect.gen(function*() {
+      const w = world({ rows: [{ id: "x", state: "sending", body: null }, { id: "y" }] })
+      assert.deepStrictEqual(yield* w.poster.postWebhook(WEBHOOK), { sent: 1, failed: 1, interrupted: 1, more: false })
+      assert.deepStrictEqual(w.table()[0], ["x", "failed", "unknown whether it was posted: the stored message is unreadable", null])
+      assert.deepStrictEqual([w.reads, w.sent.map((s) => s.body)], [[], [{ content: "message y" }]])
+    }))
+
+  /** `count` messages of the channel, newest first, the last of them dated `lastAt`; snowflake ids so the fixture pages them. */
+  const page = (count: number, lastAt: number, first = 100) =>
+    Array.from({ length: count }, (_, i) =>
+      mine("newer", at(i === count - 1 ? lastAt : sentAt.getTime() + 1_000 - i), WEBHOOK)
+    ).map((m, i) => ({ ...m, id: `3600000000000${first + count - 1 - i}` }))
+
+  it.effect("a full page of 50: its last older than the window ends the look (absent, sent once more); dated exactly at the start, the next page is read", () =>
+    Effect.gen(function*() {
+      // 50 messages, the last before the send's window: nothing older can be it; one read, sent again.
+      const older = world({ rows: [{ id: "x", state: "sending", sentAt }], channel: page(50, windowStart - 1) })
+      yield* older.poster.postWebhook(WEBHOOK)
+      assert.deepStrictEqual([older.reads.length, older.sent.map((s) => s.body), older.table()[0]![1]], [1, [{ content: "message x" }], "sent"])
+
+      // The 50th dated exactly at the window's start: the next page may hold the message (dated so too): it is found there.
+      const x = { ...mine("message x", at(windowStart)), id: "3600000000000099" }
+      const edge = world({ rows: [{ id: "x", state: "sending", sentAt }], channels: { [CHANNEL]: [...page(50, windowStart), x] } })
+      yield* edge.poster.postWebhook(WEBHOOK)
+      assert.deepStrictEqual(edge.reads.map((r) => r.options), [{ limit: 50 }, { limit: 50, before: "3600000000000100" }])
+      assert.deepStrictEqual([edge.table(), edge.sent], [[["x", "sent", null, "3600000000000099"]], []])
+    }))
+
+  it.effect("the read times out (408, or the client's own time-out without a detail): the job is retried, the row still `sending`, nothing sent", () =>
+    Effect.gen(function*() {
+      const cases = [
+        [new PlatformRejected({ status: 408, message: "Request Timeout" }), `the webhook's channel ${CHANNEL} could not be read to find an unanswered send: the chat platform answered 408`],
+        [new RequestTimeout({ problems: [] }), `the webhook's channel ${CHANNEL} could not be read to find an unanswered send: RequestTimeout`]
+      ] as const
+      for (const [failure, message] of cases) {
+        const w = world({ rows: [{ id: "x", state: "sending" }], channel: failure })
+        const e = yield* Effect.flip(w.poster.postWebhook(WEBHOOK))
+        assert.instanceOf(e, PostRetry)
+        assert.strictEqual(e.message, message)
+        assert.deepStrictEqual([w.table(), w.sent], [[["x", "sending", null, null]], []])
+      }
+    }))
+
+  it.effect("found and sent again are logged (Info) with the delivery, and the found message's id", () =>
+    Effect.gen(function*() {
+      const found = world({ rows: [{ id: "x", state: "sending" }], channel: [inChannel("m-x", "message x")] })
+      yield* found.poster.postWebhook(WEBHOOK)
+      const foundLines = yield* logged("an unanswered send was found in its channel: recorded as sent", ["Info"])
+      assert.deepStrictEqual(foundLines.map((l) => [l.annotations["delivery"], l.annotations["message"]]), [["x", "m-x"]])
+
+      const again = world({ rows: [{ id: "y", state: "sending" }], channel: [] })
+      yield* again.poster.postWebhook(WEBHOOK)
+      const againLines = yield* logged("an unanswered send is not in its channel: sent again", ["Info"])
+      assert.deepStrictEqual(againLines.map((l) => l.annotations["delivery"]), ["y"])
+    }).pipe(Effect.provide(CapturedLogs.layer)))
+
+  it.effect("absent after postAttempts with no reason kept: failed as stopped during the send", () =>
+    Effect.gen(function*() {
+      const w = world({ rows: [{ id: "x", state: "sending", attempts: 3, reason: null }], postAttempts: 3 })
+      yield* w.poster.postWebhook(WEBHOOK)
+      assert.deepStrictEqual(w.table(), [["x", "failed", "not posted after 3 attempts: the worker stopped during the send", null]])
+      assert.deepStrictEqual(w.sent, [])
+    }))
+
+  it.effect("the resend is one more attempt: its refusal for now at the last attempt fails the delivery, before it is retried", () =>
+    Effect.gen(function*() {
+      const cases = [
+        // attempts so far, postAttempts → what a 429 on the resend leaves
+        [2, 4, ["x", "failed", "not posted after 4 attempts: the chat platform answered 429", null]],
+        [1, 4, ["x", "pending", "the chat platform answered 429", null]]
+      ] as const
+      for (const [attempts, postAttempts, row] of cases) {
+        const w = world({ rows: [{ id: "x", state: "sending", attempts }], channel: [], postAttempts, answers: [rejected(429, "You are being rate limited.")] })
+        yield* Effect.result(w.poster.postWebhook(WEBHOOK))
+        assert.deepStrictEqual(w.table(), [row], `${attempts} of ${postAttempts}`)
+        assert.strictEqual(w.sent.length, 1)
+      }
     }))
 })

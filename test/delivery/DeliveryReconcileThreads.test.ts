@@ -161,3 +161,88 @@ describe("DeliveryReconcile: a forum post is looked for among the server's activ
       assert.strictEqual(retried.message, "the forum post 350000000000000050 could not be read to find an unanswered send: the chat platform answered 429")
     }))
 })
+
+describe("DeliveryReconcile: the edges of the forum's posts (a double post or a silent drop if wrong)", () => {
+  const HIGH = "1000000000000000000" // 19 digits: the newest
+  const MID = "350000000000000050" // 18
+  const LOW = "99999999999999999" // 17: the oldest, though the largest as a string
+  const permutations = [[LOW, MID, HIGH], [LOW, HIGH, MID], [MID, LOW, HIGH], [MID, HIGH, LOW], [HIGH, LOW, MID], [HIGH, MID, LOW]]
+
+  it.effect("posts are checked newest first by their snowflake's value (ids of different lengths), whatever order the platform lists them in", () =>
+    Effect.gen(function*() {
+      for (const order of permutations) {
+        const w = world({
+          rows: [{ id: "x", state: "sending", body: forumBody("x") }],
+          threads: order.map((id) => post(id, "Launch")),
+          channels: Object.fromEntries(order.map((id) => [id, [message(id, "another text")]]))
+        })
+        yield* w.poster.postWebhook(WEBHOOK)
+        assert.deepStrictEqual(w.reads.map((r) => r.channelId), [HIGH, MID, LOW], order.join(","))
+        assert.deepStrictEqual(w.sent.map((s) => s.body), [forumBody("x")])
+      }
+    }))
+
+  it.effect("a thread id that is not a snowflake (letters before or after, more than 20 digits) is not read: the post that is one is found", () =>
+    Effect.gen(function*() {
+      const w = world({
+        rows: [{ id: "x", state: "sending", body: forumBody("x") }],
+        threads: ["x350000000000000080", "350000000000000081x", "123456789012345678901", MID].map((id) => post(id, "Launch")),
+        channels: { [MID]: [message(MID, "message x")] }
+      })
+      yield* w.poster.postWebhook(WEBHOOK)
+      assert.deepStrictEqual(w.reads.map((r) => r.channelId), [MID])
+      assert.deepStrictEqual([w.table(), w.sent], [[["x", "sent", null, MID]], []])
+    }))
+
+  it.effect("a post is the delivery's only by its own first message: a reply that looks like it (the first deleted), or nothing readable, is not; sent once more", () =>
+    Effect.gen(function*() {
+      const cases = [
+        ["a reply with the same text", [message("350000000000000051", "message x")]],
+        ["no message readable", []]
+      ] as const
+      for (const [name, messages] of cases) {
+        const w = world({ rows: [{ id: "x", state: "sending", body: forumBody("x") }], threads: [post(MID, "Launch")], channels: { [MID]: messages } })
+        yield* w.poster.postWebhook(WEBHOOK)
+        assert.deepStrictEqual([w.table(), w.sent.map((s) => s.body)], [[["x", "sent", null, "msg-1"]], [forumBody("x")]], name)
+      }
+    }))
+
+  it.effect("exactly 5 posts of that name, none the delivery's: all looked at, sent once more (6: failed as unknown, the other test)", () =>
+    Effect.gen(function*() {
+      const ids = [10, 11, 12, 13, 14].map((n) => `3500000000000000${n}`)
+      const w = world({
+        rows: [{ id: "x", state: "sending", body: forumBody("x") }],
+        threads: ids.map((id) => post(id, "Launch")),
+        channels: Object.fromEntries(ids.map((id) => [id, [message(id, "other")]]))
+      })
+      yield* w.poster.postWebhook(WEBHOOK)
+      assert.strictEqual(w.reads.length, 5)
+      assert.deepStrictEqual([w.table(), w.sent.map((s) => s.body)], [[["x", "sent", null, "msg-1"]], [forumBody("x")]])
+    }))
+
+  it.effect("the stored post name is compared without surrounding whitespace too", () =>
+    Effect.gen(function*() {
+      const w = world({
+        rows: [{ id: "x", state: "sending", body: { ...forumBody("x"), thread_name: "  Launch\n" } }],
+        threads: [post(MID, "Launch")],
+        channels: { [MID]: [message(MID, "message x")] }
+      })
+      yield* w.poster.postWebhook(WEBHOOK)
+      assert.deepStrictEqual([w.table(), w.sent], [[["x", "sent", null, MID]], []])
+    }))
+
+  it.effect("a crosspost feed's send found in a thread or a forum post: recorded sent, counted as not crossposted (in a thread), nothing reserved or published", () =>
+    Effect.gen(function*() {
+      const cases = [
+        ["thread", { content: "message x", thread_id: THREAD }, { channels: { [THREAD]: [message("350000000000000051", "message x")] } }, "350000000000000051"],
+        ["forum post", forumBody("x"), { threads: [post(MID, "Launch")], channels: { [MID]: [message(MID, "message x")] } }, MID]
+      ] as const
+      for (const [name, body, where, id] of cases) {
+        const w = world({ rows: [{ id: "x", state: "sending", crosspost: true, body }], ...where })
+        yield* w.poster.postWebhook(WEBHOOK)
+        assert.deepStrictEqual(w.table(), [["x", "sent", null, id]], name)
+        assert.deepStrictEqual([w.reserved, w.published, w.sent], [[], [], []], name)
+        assert.deepStrictEqual(w.missed, [{ deliveryId: "x", reason: "not crossposted: it was posted into a thread; only an announcement channel's own messages can be published" }], name)
+      }
+    }))
+})
