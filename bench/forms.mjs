@@ -200,6 +200,10 @@ const seedPolling = async (base, db, databaseUrl, alice) => {
 /** One member through the player: every answer's time, its failures, and when the last page was answered. */
 const fillForm = async (base, userId, formId) => {
   const times = []
+  /** Each answer's time by step: command, select, page1, continue1, page2, continue2, page3. */
+  const bySteps = {}
+  let pagesSent = 0
+  let continues = 0
   const failures = []
   const play = async (body) => {
     const r = DRIVER === "player"
@@ -210,7 +214,11 @@ const fillForm = async (base, userId, formId) => {
       return undefined
     }
     const a = r.json()
-    if (a.elapsed_ms !== null) times.push(a.elapsed_ms)
+    if (a.elapsed_ms !== null) {
+      times.push(a.elapsed_ms)
+      const step = body.action === "submit" ? `page${++pagesSent}` : body.action === "click" ? `continue${++continues}` : body.action
+      ;(bySteps[step] ??= []).push(a.elapsed_ms)
+    }
     if (a.problems.length > 0) failures.push(`${body.action}: ${a.problems.join("; ")}`)
     // No answer the platform would take (late, not 200): the member sees "This interaction failed".
     return a.response === null || a.problems.length > 0 ? undefined : a
@@ -218,19 +226,19 @@ const fillForm = async (base, userId, formId) => {
   const button = (a) => a?.response?.data?.components?.[0]?.components?.find((c) => c.type === 2)
   const fields = (a, page) => Object.fromEntries(a.response.data.components.filter((c) => c.type === 18).map((c) => [c.component.custom_id, `answer ${page} of ${userId}`]))
   let a = await play({ action: "command", name: "submit" })
-  if (a === undefined) return { times, failures }
+  if (a === undefined) return { times, bySteps, failures }
   a = await play({ action: "select", custom_id: "f:pick", message_id: a.message_id, values: [String(formId)] })
   for (let page = 1; page <= 3 && a !== undefined; page++) {
     if (a.response.type !== 9) {
       failures.push(`page ${page}: no modal (${JSON.stringify(a.response).slice(0, 200)})`)
-      return { times, failures }
+      return { times, bySteps, failures }
     }
     a = await play({ action: "submit", modal: a.response.data.custom_id, fields: fields(a, page) })
     if (page < 3 && a !== undefined) a = await play({ action: "click", custom_id: button(a)?.custom_id, message_id: a.message_id })
   }
   const done = Date.now()
   if (a !== undefined && !String(a.response.data?.content).startsWith("Submitted")) failures.push(`the last page: ${JSON.stringify(a.response).slice(0, 200)}`)
-  return { times, failures, done }
+  return { times, bySteps, failures, done }
 }
 
 const main = async () => {
@@ -307,6 +315,12 @@ const main = async () => {
       return done === undefined ? [] : [Date.parse(m.at) - done]
     })
     const slow = times.filter((t) => t > 3000).length
+    // p50 / p99 of each step's answers (where the time goes: the start, a page, a Continue, the last page).
+    const stepNames = ["command", "select", "page1", "continue1", "page2", "continue2", "page3"]
+    const by_step = Object.fromEntries(stepNames.map((name) => {
+      const xs = members.flatMap((m) => m.bySteps[name] ?? [])
+      return [name, { n: xs.length, p50: quantile(xs, 0.5), p99: quantile(xs, 0.99) }]
+    }))
     const result = {
       driver: DRIVER,
       members: MEMBERS,
@@ -316,6 +330,7 @@ const main = async () => {
       answer_p50_ms: quantile(times, 0.5),
       answer_p99_ms: quantile(times, 0.99),
       answer_max_ms: quantile(times, 1),
+      by_step,
       failed: failures.length + slow,
       failures: failures.slice(0, 5),
       review_messages: reviews.length,
