@@ -6,8 +6,9 @@
 // once through the sandbox's member player (`POST /sandbox/discord/interactions`: it signs every
 // interaction with the bot's Ed25519 key, sends it to the gateway's endpoint and checks its answer as
 // the platform does): /submit, the select, page 1, Continue, page 2, Continue, page 3.
-// - Interaction answers: the player's `elapsed_ms` (signed request sent → answer read), p50 / p99;
-//   failed = not 200, `problems` not empty, or no answer within the platform's 3 s.
+// - Interaction answers: the player's `elapsed_ms` (signed request sent → answer read), p50 / p99, and
+//   per step (`by_step`); failed = not 200, `problems` not empty, or no answer within the platform's 3 s.
+//   The signer opens the members' connections first (one untimed PING each; BENCH_S11_COLD=1: not).
 // - Review messages: the sandbox's time of the bot's post in the authorization channel minus the
 //   time the member's last page was answered, p50 / p99 (same clock: one machine).
 // Prints one JSON line (the results) on stdout.
@@ -41,6 +42,11 @@ const memberId = (i) => `11${String(i).padStart(16, "0")}`
 // gateway's process does only the gateway's work. `player`: the sandbox's member player (in the gateway's
 // process) sends them and checks every answer against the platform's rules.
 const DRIVER = process.env.BENCH_S11_DRIVER ?? "signer"
+// The platform sends interactions over connections it keeps open (HTTP keep-alive): the signer opens
+// the members' connections before the fill, one PING each, untimed. BENCH_S11_COLD=1 leaves them to
+// the first burst, whose tail then measures how fast Node accepts 100 new connections while it is busy
+// (libuv accepts one connection per event-loop iteration: bench/README.md, S11).
+const COLD = process.env.BENCH_S11_COLD === "1"
 const botKey = createPrivateKey({
   key: Buffer.concat([Buffer.from("302e020100300506032b657004220420", "hex"), createHash("sha256").update(`sandbox-interactions-key:${BOT1}`).digest()]),
   format: "der",
@@ -292,6 +298,10 @@ const main = async () => {
     })
     if (form.status !== 200) throw new Error(`creating the form answered ${form.status}: ${form.text}`)
     const formId = form.json().workflow_id
+    if (DRIVER === "signer" && !COLD) {
+      const pongs = await Promise.all(Array.from({ length: MEMBERS }, (_, i) => signed(base, memberId(i + 1), 1)))
+      if (pongs.some((p) => p.json().response?.type !== 1)) throw new Error("a PING opening a member's connection was not answered PONG")
+    }
     const polls0 = await rssPolls(base)
     const started = performance.now()
     const members = await Promise.all(Array.from({ length: MEMBERS }, (_, i) => fillForm(base, memberId(i + 1), formId)))
@@ -323,6 +333,7 @@ const main = async () => {
     }))
     const result = {
       driver: DRIVER,
+      connections: DRIVER === "signer" && !COLD ? "warm" : "cold",
       members: MEMBERS,
       pages: 3,
       s8_sources: polled,
