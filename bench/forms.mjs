@@ -8,11 +8,12 @@
 // the platform does): /submit, the select, page 1, Continue, page 2, Continue, page 3.
 // - Interaction answers: the player's `elapsed_ms` (signed request sent → answer read), p50 / p99, and
 //   per step (`by_step`); failed = not 200, `problems` not empty, or no answer within the platform's 3 s.
-//   The signer opens the members' connections first (one untimed PING each; BENCH_S11_COLD=1: not).
+//   The signer keeps one connection per member, opened first (one untimed PING each; BENCH_S11_COLD=1: not).
 // - Review messages: the sandbox's time of the bot's post in the authorization channel minus the
 //   time the member's last page was answered, p50 / p99 (same clock: one machine).
 // Prints one JSON line (the results) on stdout.
 import { spawn } from "node:child_process"
+import http from "node:http"
 import { createHash, createPrivateKey, randomBytes, sign } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
@@ -42,11 +43,27 @@ const memberId = (i) => `11${String(i).padStart(16, "0")}`
 // gateway's process does only the gateway's work. `player`: the sandbox's member player (in the gateway's
 // process) sends them and checks every answer against the platform's rules.
 const DRIVER = process.env.BENCH_S11_DRIVER ?? "signer"
-// The platform sends interactions over connections it keeps open (HTTP keep-alive): the signer opens
-// the members' connections before the fill, one PING each, untimed. BENCH_S11_COLD=1 leaves them to
-// the first burst, whose tail then measures how fast Node accepts 100 new connections while it is busy
-// (libuv accepts one connection per event-loop iteration: bench/README.md, S11).
+// The platform sends interactions over connections it keeps open (HTTP keep-alive): the signer holds at
+// most one connection per member (a keep-alive agent), opened before the fill, one PING each, untimed.
+// BENCH_S11_COLD=1 sends with fetch as before, whose pool opens connections as it goes (~100 in the
+// first burst, more later): their first requests then wait for a busy gateway to accept them (libuv
+// accepts one connection per event-loop iteration), and that wait is most of the p99 (bench/README.md, S11).
 const COLD = process.env.BENCH_S11_COLD === "1"
+const agent = new http.Agent({ keepAlive: true, maxSockets: MEMBERS })
+/** POSTs `body`: its status and text, over the members' kept connections (or fetch's pool when COLD). */
+const post = (url, headers, body) =>
+  COLD
+    ? fetch(url, { method: "POST", headers, body }).then(async (res) => ({ status: res.status, text: await res.text() }))
+    : new Promise((resolve, reject) => {
+      const req = http.request(url, { method: "POST", agent, headers: { ...headers, "content-length": Buffer.byteLength(body) } }, (res) => {
+        const chunks = []
+        res.on("data", (chunk) => chunks.push(chunk))
+        res.on("end", () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString("utf8") }))
+        res.on("error", reject)
+      })
+      req.on("error", reject)
+      req.end(body)
+    })
 const botKey = createPrivateKey({
   key: Buffer.concat([Buffer.from("302e020100300506032b657004220420", "hex"), createHash("sha256").update(`sandbox-interactions-key:${BOT1}`).digest()]),
   format: "der",
@@ -64,10 +81,10 @@ const signed = async (base, userId, type, data, message) => {
   const timestamp = String(Math.floor(Date.now() / 1000))
   const signature = sign(null, Buffer.from(timestamp + body), botKey).toString("hex")
   const started = performance.now()
-  const res = await fetch(`${base}/interactions/${BOT1}`, {
-    method: "POST", headers: { "content-type": "application/json", "x-signature-ed25519": signature, "x-signature-timestamp": timestamp, "user-agent": "Discord-Interactions/1.0" }, body
-  })
-  const text = await res.text()
+  const res = await post(`${base}/interactions/${BOT1}`, {
+    "content-type": "application/json", "x-signature-ed25519": signature, "x-signature-timestamp": timestamp, "user-agent": "Discord-Interactions/1.0"
+  }, body)
+  const text = res.text
   const elapsed = Math.round(performance.now() - started)
   const response = res.status === 200 ? JSON.parse(text) : null
   return {
