@@ -169,7 +169,8 @@ export const SubmissionsRepoSql = Layer.effect(SubmissionsRepo, Effect.gen(funct
     openList: (interactionId, scope) =>
       withSeen<{ readonly workflow_id: bigint | number | string | null; readonly title: string | null }>(sql, interactionId, sql`SELECT ${firstSeenColumn(sql)}, f.workflow_id, f.title
         FROM (SELECT 1) AS one
-        LEFT JOIN forms f ON f.bot_id = ${scope.botId} AND f.server_id = ${scope.serverId} AND f.flags @> '{"workflow_live": true}'`).pipe(
+        LEFT JOIN forms f ON f.bot_id = ${scope.botId} AND f.server_id = ${scope.serverId} AND f.flags @> '{"workflow_live": true}'
+        ORDER BY f.workflow_id`).pipe(
         Effect.map((rows): ReadonlyArray<LiveForm> | Replayed => {
           if (rows[0]?.first_seen !== 1) return REPLAYED
           return rows.flatMap((r) => (r.workflow_id === null ? [] : [{ workflowId: Number(r.workflow_id), title: r.title ?? "" }]))
