@@ -24,7 +24,7 @@ const fmt = (x, w) => String(x ?? "–").padStart(w)
 
 /** The table's lines in run.mjs's layout (p50/p99 in ms). */
 export const formsLines = (r) => [
-  `${"S11".padEnd(4)} ${`${r.members} members × 3 pages, interactions`.padEnd(38)} ${fmt("", 8)} ${fmt(r.answer_p50_ms, 8)} ${fmt(r.answer_p99_ms, 8)} ${fmt("", 12)} ${fmt(r.failed, 7)}  ${r.answers} answers in ${r.fill_seconds} s (goal p99 ≤ 300 ms); S8's polling meanwhile ${r.polls_per_s_meanwhile ?? "?"} polls/s over ${r.s8_sources} sources; load ${r.load1.min}–${r.load1.max}`,
+  `${"S11".padEnd(4)} ${`${r.members} members × 3 pages, interactions`.padEnd(38)} ${fmt("", 8)} ${fmt(r.answer_p50_ms, 8)} ${fmt(r.answer_p99_ms, 8)} ${fmt("", 12)} ${fmt(r.failed, 7)}  ${r.answers} answers in ${r.fill_seconds} s (goal p99 ≤ 300 ms; ${r.connections ?? "cold"} connections); S8's polling meanwhile ${r.polls_per_s_meanwhile ?? "?"} polls/s over ${r.s8_sources} sources; load ${r.load1.min}–${r.load1.max}`,
   `${"S11".padEnd(4)} ${"review message after the last page".padEnd(38)} ${fmt("", 8)} ${fmt(r.review_p50_ms, 8)} ${fmt(r.review_p99_ms, 8)} ${fmt("", 12)} ${fmt(r.members - r.review_messages, 7)}  ${r.review_messages} of ${r.members} posted (goal p99 ≤ 2,000 ms)`
 ]
 

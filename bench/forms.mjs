@@ -6,12 +6,14 @@
 // once through the sandbox's member player (`POST /sandbox/discord/interactions`: it signs every
 // interaction with the bot's Ed25519 key, sends it to the gateway's endpoint and checks its answer as
 // the platform does): /submit, the select, page 1, Continue, page 2, Continue, page 3.
-// - Interaction answers: the player's `elapsed_ms` (signed request sent → answer read), p50 / p99;
-//   failed = not 200, `problems` not empty, or no answer within the platform's 3 s.
+// - Interaction answers: the player's `elapsed_ms` (signed request sent → answer read), p50 / p99, and
+//   per step (`by_step`); failed = not 200, `problems` not empty, or no answer within the platform's 3 s.
+//   The signer keeps one connection per member, opened first (one untimed PING each; BENCH_S11_COLD=1: not).
 // - Review messages: the sandbox's time of the bot's post in the authorization channel minus the
 //   time the member's last page was answered, p50 / p99 (same clock: one machine).
 // Prints one JSON line (the results) on stdout.
 import { spawn } from "node:child_process"
+import http from "node:http"
 import { createHash, createPrivateKey, randomBytes, sign } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
@@ -41,6 +43,27 @@ const memberId = (i) => `11${String(i).padStart(16, "0")}`
 // gateway's process does only the gateway's work. `player`: the sandbox's member player (in the gateway's
 // process) sends them and checks every answer against the platform's rules.
 const DRIVER = process.env.BENCH_S11_DRIVER ?? "signer"
+// The platform sends interactions over connections it keeps open (HTTP keep-alive): the signer holds at
+// most one connection per member (a keep-alive agent), opened before the fill, one PING each, untimed.
+// BENCH_S11_COLD=1 sends with fetch as before, whose pool opens connections as it goes (~100 in the
+// first burst, more later): their first requests then wait for a busy gateway to accept them (libuv
+// accepts one connection per event-loop iteration), and that wait is most of the p99 (bench/README.md, S11).
+const COLD = process.env.BENCH_S11_COLD === "1"
+const agent = new http.Agent({ keepAlive: true, maxSockets: MEMBERS })
+/** POSTs `body`: its status and text, over the members' kept connections (or fetch's pool when COLD). */
+const post = (url, headers, body) =>
+  COLD
+    ? fetch(url, { method: "POST", headers, body }).then(async (res) => ({ status: res.status, text: await res.text() }))
+    : new Promise((resolve, reject) => {
+      const req = http.request(url, { method: "POST", agent, headers: { ...headers, "content-length": Buffer.byteLength(body) } }, (res) => {
+        const chunks = []
+        res.on("data", (chunk) => chunks.push(chunk))
+        res.on("end", () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString("utf8") }))
+        res.on("error", reject)
+      })
+      req.on("error", reject)
+      req.end(body)
+    })
 const botKey = createPrivateKey({
   key: Buffer.concat([Buffer.from("302e020100300506032b657004220420", "hex"), createHash("sha256").update(`sandbox-interactions-key:${BOT1}`).digest()]),
   format: "der",
@@ -58,10 +81,10 @@ const signed = async (base, userId, type, data, message) => {
   const timestamp = String(Math.floor(Date.now() / 1000))
   const signature = sign(null, Buffer.from(timestamp + body), botKey).toString("hex")
   const started = performance.now()
-  const res = await fetch(`${base}/interactions/${BOT1}`, {
-    method: "POST", headers: { "content-type": "application/json", "x-signature-ed25519": signature, "x-signature-timestamp": timestamp, "user-agent": "Discord-Interactions/1.0" }, body
-  })
-  const text = await res.text()
+  const res = await post(`${base}/interactions/${BOT1}`, {
+    "content-type": "application/json", "x-signature-ed25519": signature, "x-signature-timestamp": timestamp, "user-agent": "Discord-Interactions/1.0"
+  }, body)
+  const text = res.text
   const elapsed = Math.round(performance.now() - started)
   const response = res.status === 200 ? JSON.parse(text) : null
   return {
@@ -200,6 +223,10 @@ const seedPolling = async (base, db, databaseUrl, alice) => {
 /** One member through the player: every answer's time, its failures, and when the last page was answered. */
 const fillForm = async (base, userId, formId) => {
   const times = []
+  /** Each answer's time by step: command, select, page1, continue1, page2, continue2, page3. */
+  const bySteps = {}
+  let pagesSent = 0
+  let continues = 0
   const failures = []
   const play = async (body) => {
     const r = DRIVER === "player"
@@ -210,7 +237,11 @@ const fillForm = async (base, userId, formId) => {
       return undefined
     }
     const a = r.json()
-    if (a.elapsed_ms !== null) times.push(a.elapsed_ms)
+    if (a.elapsed_ms !== null) {
+      times.push(a.elapsed_ms)
+      const step = body.action === "submit" ? `page${++pagesSent}` : body.action === "click" ? `continue${++continues}` : body.action
+      ;(bySteps[step] ??= []).push(a.elapsed_ms)
+    }
     if (a.problems.length > 0) failures.push(`${body.action}: ${a.problems.join("; ")}`)
     // No answer the platform would take (late, not 200): the member sees "This interaction failed".
     return a.response === null || a.problems.length > 0 ? undefined : a
@@ -218,19 +249,19 @@ const fillForm = async (base, userId, formId) => {
   const button = (a) => a?.response?.data?.components?.[0]?.components?.find((c) => c.type === 2)
   const fields = (a, page) => Object.fromEntries(a.response.data.components.filter((c) => c.type === 18).map((c) => [c.component.custom_id, `answer ${page} of ${userId}`]))
   let a = await play({ action: "command", name: "submit" })
-  if (a === undefined) return { times, failures }
+  if (a === undefined) return { times, bySteps, failures }
   a = await play({ action: "select", custom_id: "f:pick", message_id: a.message_id, values: [String(formId)] })
   for (let page = 1; page <= 3 && a !== undefined; page++) {
     if (a.response.type !== 9) {
       failures.push(`page ${page}: no modal (${JSON.stringify(a.response).slice(0, 200)})`)
-      return { times, failures }
+      return { times, bySteps, failures }
     }
     a = await play({ action: "submit", modal: a.response.data.custom_id, fields: fields(a, page) })
     if (page < 3 && a !== undefined) a = await play({ action: "click", custom_id: button(a)?.custom_id, message_id: a.message_id })
   }
   const done = Date.now()
   if (a !== undefined && !String(a.response.data?.content).startsWith("Submitted")) failures.push(`the last page: ${JSON.stringify(a.response).slice(0, 200)}`)
-  return { times, failures, done }
+  return { times, bySteps, failures, done }
 }
 
 const main = async () => {
@@ -284,6 +315,10 @@ const main = async () => {
     })
     if (form.status !== 200) throw new Error(`creating the form answered ${form.status}: ${form.text}`)
     const formId = form.json().workflow_id
+    if (DRIVER === "signer" && !COLD) {
+      const pongs = await Promise.all(Array.from({ length: MEMBERS }, (_, i) => signed(base, memberId(i + 1), 1)))
+      if (pongs.some((p) => p.json().response?.type !== 1)) throw new Error("a PING opening a member's connection was not answered PONG")
+    }
     const polls0 = await rssPolls(base)
     const started = performance.now()
     const members = await Promise.all(Array.from({ length: MEMBERS }, (_, i) => fillForm(base, memberId(i + 1), formId)))
@@ -307,8 +342,15 @@ const main = async () => {
       return done === undefined ? [] : [Date.parse(m.at) - done]
     })
     const slow = times.filter((t) => t > 3000).length
+    // p50 / p99 of each step's answers (where the time goes: the start, a page, a Continue, the last page).
+    const stepNames = ["command", "select", "page1", "continue1", "page2", "continue2", "page3"]
+    const by_step = Object.fromEntries(stepNames.map((name) => {
+      const xs = members.flatMap((m) => m.bySteps[name] ?? [])
+      return [name, { n: xs.length, p50: quantile(xs, 0.5), p99: quantile(xs, 0.99) }]
+    }))
     const result = {
       driver: DRIVER,
+      connections: DRIVER === "signer" && !COLD ? "warm" : "cold",
       members: MEMBERS,
       pages: 3,
       s8_sources: polled,
@@ -316,6 +358,7 @@ const main = async () => {
       answer_p50_ms: quantile(times, 0.5),
       answer_p99_ms: quantile(times, 0.99),
       answer_max_ms: quantile(times, 1),
+      by_step,
       failed: failures.length + slow,
       failures: failures.slice(0, 5),
       review_messages: reviews.length,

@@ -7,14 +7,15 @@ import { dbKinds, testDb } from "../utils/Db.ts"
 
 for (const kind of dbKinds) {
   layer(testDb(kind), { excludeTestServices: true })(`seen interactions on ${kind}`, (it) => {
-    it.effect("an id is new once; an hour-old id is pruned by the next request", () =>
+    it.effect("an id is new once; an hour-old id is pruned by the next interaction", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         yield* sql`INSERT INTO interactions_seen (id, seen_at) VALUES ('1', now() - interval '2 hours'), ('2', now() - interval '30 minutes')`
-        const firstSeen = yield* makeSeenInteractions
+        const { firstSeen, prune } = yield* makeSeenInteractions
         assert.isTrue(yield* firstSeen("10"))
         assert.isFalse(yield* firstSeen("10"))
         assert.isFalse(yield* firstSeen("2"))
+        yield* prune
         const ids = yield* sql<{ id: string }>`SELECT id FROM interactions_seen ORDER BY id`
         assert.deepStrictEqual(ids.map((r) => r.id), ["10", "2"])
       }))

@@ -29,7 +29,6 @@ export const BotApplicationsMemory = Layer.sync(BotApplications, () => {
 
 export const InteractionsMemory = Layer.succeed(Interactions, Interactions.of({
   publicKeyOf: () => Effect.succeed(undefined),
-  firstSeen: () => Effect.succeed(true),
   handle: () => Effect.succeed(ephemeral("The memory app runs no forms."))
 }))
 

@@ -47,7 +47,7 @@ const parse = (body: Uint8Array) => {
 const respond = (interactions: Interactions["Service"], interaction: Interaction) =>
   Effect.gen(function*() {
     if (interaction.type === InteractionType.PING) return answerOf(PONG)
-    if (!(yield* interactions.firstSeen(interaction.id))) return answerOf(ephemeral("This interaction was already handled."))
+    // The id is recorded by the handler's first statement (a replay: "already handled", nothing done).
     return answerOf(yield* interactions.handle(interaction))
   }).pipe(
     Effect.catchTag("ServiceUnavailable", (_: ServiceUnavailable) =>

@@ -1,16 +1,21 @@
 /**
  * SubmissionsRepo on SQL (migration 0017). Answers and reasons are encrypted with the Cipher, bound
  * to their row (aad `draft:<id>`, `submission:<id>`, `submission:<id>:reason`); the form snapshot
- * is stored as it was (the form's own fields, not personal data).
+ * is stored as it was (the form's own fields, not personal data). An interaction's reads are one
+ * statement each with its id's record (`open*`, SeenInteractionsSql.ts `withSeen`): every statement
+ * waits for a connection of the pool, so a page is as few of them as its guarantees allow.
  */
 import { Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import type { StoredForm } from "../../domain/forms/Form.ts"
 import { Cipher } from "../../services/infra/Cipher.ts"
-import { SubmissionsRepo } from "../../services/submissions/SubmissionsRepo.ts"
-import type { Answers, Draft, Submission, SubmissionEffect } from "../../services/submissions/SubmissionsRepo.ts"
+import { REPLAYED, SubmissionsRepo } from "../../services/submissions/SubmissionsRepo.ts"
+import type { Answers, Draft, FormState, LiveForm, OpenedDraft, OpenedForm, Replayed, Submission, SubmissionEffect } from "../../services/submissions/SubmissionsRepo.ts"
+import { toStored } from "../forms/FormRows.ts"
+import type { FormRow } from "../forms/FormRows.ts"
 import { sqlFailure } from "../infra/SqlFailure.ts"
 import { asyncCommit } from "./AsyncCommit.ts"
+import { firstSeenColumn, withSeen } from "./SeenInteractionsSql.ts"
 
 const db = sqlFailure("The submissions storage")
 
@@ -23,6 +28,12 @@ interface DraftRow {
   readonly page: number
   readonly expires_at: Date
 }
+
+/** A draft's columns beside others (LEFT JOINed: all null when there is none). */
+type MaybeDraftRow = { readonly [K in keyof DraftRow]: DraftRow[K] | null }
+
+/** `openForm`'s row: the draft's columns, the form's (`forms_read`, its id as form_id), the pending check. */
+type OpenFormRow = MaybeDraftRow & Omit<FormRow, "workflow_id"> & { readonly form_id: FormRow["workflow_id"]; readonly pending: boolean }
 
 interface SubmissionRow {
   readonly id: bigint | number | string
@@ -58,6 +69,9 @@ export const SubmissionsRepoSql = Layer.effect(SubmissionsRepo, Effect.gen(funct
   const seal = (value: string, aad: string) => cipher.encrypt(Redacted.make(value), aad)
   // A ciphertext that does not open (a key removed from the keyring) is a defect: logged, 500.
   const open = (value: string, aad: string) => Effect.map(Effect.orDie(cipher.decrypt(value, aad)), Redacted.value)
+
+  const draftCols = sql`d.id, d.workflow_id, d.user_id, d.snapshot, d.answers_enc, d.page, d.expires_at`
+  const maybeDraft = (r: MaybeDraftRow) => (r.id === null ? Effect.succeed(undefined) : toDraft(r as DraftRow))
 
   const toDraft = (r: DraftRow) =>
     Effect.map(open(r.answers_enc, `draft:${r.id}`), (answers): Draft => ({
@@ -121,22 +135,59 @@ export const SubmissionsRepoSql = Layer.effect(SubmissionsRepo, Effect.gen(funct
         Effect.flatMap((rows) => (rows[0] === undefined ? Effect.succeed(undefined) : toDraft(rows[0]))),
         db
       ),
-    draftOf: (workflowId, userId) =>
-      sql<DraftRow>`SELECT * FROM form_drafts WHERE workflow_id = ${workflowId} AND user_id = ${userId}`.pipe(
-        Effect.flatMap((rows) => (rows[0] === undefined ? Effect.succeed(undefined) : toDraft(rows[0]))),
+    openDraft: (interactionId, draftId, scope) =>
+      withSeen<MaybeDraftRow & { readonly form_state: FormState }>(sql, interactionId, sql`SELECT ${firstSeenColumn(sql)}, ${draftCols},
+          CASE WHEN f.workflow_id IS NULL THEN 'gone' WHEN f.flags @> '{"workflow_live": true}' THEN 'live' ELSE 'closed' END AS form_state
+        FROM (SELECT 1) AS one
+        LEFT JOIN form_drafts d ON d.id = ${draftId}
+        LEFT JOIN forms f ON f.workflow_id = d.workflow_id AND f.bot_id = ${scope.botId} AND f.server_id = ${scope.serverId}`).pipe(
+        Effect.flatMap((rows): Effect.Effect<OpenedDraft | Replayed> => {
+          const r = rows[0]!
+          if (r.first_seen !== 1) return Effect.succeed(REPLAYED)
+          return Effect.map(maybeDraft(r), (draft): OpenedDraft => ({ draft, form: r.form_state }))
+        }),
+        db
+      ),
+    openForm: (interactionId, scope, workflowId, userId) =>
+      // forms_read (migration 0010) without an audit entry: the form as FormsRepo.find answers it.
+      withSeen<OpenFormRow>(sql, interactionId, sql`SELECT ${firstSeenColumn(sql)}, ${draftCols},
+          f.workflow_id AS form_id, f.title, f.color_hex, f.channel_id, f.fwd_channel_ids, f.role_mentions, f.public_mentions,
+          f.flags, f.taskboard_board, f.created_at, f.steps,
+          EXISTS (SELECT 1 FROM form_submissions s
+            WHERE s.workflow_id = ${workflowId} AND s.user_id = ${userId} AND s.status = 'pending') AS pending
+        FROM (SELECT 1) AS one
+        LEFT JOIN forms_read(${workflowId}::int8, ${scope.botId}, ${scope.serverId}, NULL, NULL, NULL, NULL, NULL) f ON true
+        LEFT JOIN form_drafts d ON d.workflow_id = ${workflowId} AND d.user_id = ${userId}`).pipe(
+        Effect.flatMap((rows): Effect.Effect<OpenedForm | Replayed> => {
+          const r = rows[0]!
+          if (r.first_seen !== 1) return Effect.succeed(REPLAYED)
+          const form = r.form_id === null ? undefined : toStored({ ...r, workflow_id: r.form_id }, r.steps)
+          return Effect.map(maybeDraft(r), (draft): OpenedForm => ({ form, pending: r.pending, draft }))
+        }),
+        db
+      ),
+    openList: (interactionId, scope) =>
+      withSeen<{ readonly workflow_id: bigint | number | string | null; readonly title: string | null }>(sql, interactionId, sql`SELECT ${firstSeenColumn(sql)}, f.workflow_id, f.title
+        FROM (SELECT 1) AS one
+        LEFT JOIN forms f ON f.bot_id = ${scope.botId} AND f.server_id = ${scope.serverId} AND f.flags @> '{"workflow_live": true}'
+        ORDER BY f.workflow_id`).pipe(
+        Effect.map((rows): ReadonlyArray<LiveForm> | Replayed => {
+          if (rows[0]?.first_seen !== 1) return REPLAYED
+          return rows.flatMap((r) => (r.workflow_id === null ? [] : [{ workflowId: Number(r.workflow_id), title: r.title ?? "" }]))
+        }),
         db
       ),
     startDraft: (draft) =>
       Effect.gen(function*() {
         const answers = yield* seal(JSON.stringify(draft.answers), `draft:${draft.id}`)
-        yield* sql.withTransaction(Effect.gen(function*() {
-          // A draft lost in a crash is started again: not worth a wait for the disk.
-          yield* sql`SET LOCAL synchronous_commit = off`
-          yield* sql`DELETE FROM form_drafts WHERE workflow_id = ${draft.workflowId} AND user_id = ${draft.userId}`
-          yield* sql`INSERT INTO form_drafts (id, workflow_id, user_id, snapshot, answers_enc, page, expires_at)
-            VALUES (${draft.id}, ${draft.workflowId}, ${draft.userId}, ${JSON.stringify(draft.snapshot)}::jsonb,
-              ${answers}, ${draft.page}, ${draft.expiresAt})`
-        }))
+        // One statement: the member's previous draft of the form (expired) is replaced, its id with it
+        // (its buttons then find nothing). A draft lost in a crash is started again: not worth a wait
+        // for the disk.
+        yield* sql`INSERT INTO form_drafts (id, workflow_id, user_id, snapshot, answers_enc, page, expires_at)
+          SELECT ${draft.id}, ${draft.workflowId}, ${draft.userId}, ${JSON.stringify(draft.snapshot)}::jsonb,
+            ${answers}, ${draft.page}, ${draft.expiresAt} FROM ${asyncCommit(sql)}
+          ON CONFLICT (workflow_id, user_id) DO UPDATE SET id = EXCLUDED.id, snapshot = EXCLUDED.snapshot,
+            answers_enc = EXCLUDED.answers_enc, page = EXCLUDED.page, expires_at = EXCLUDED.expires_at, created_at = now()`
         return draft
       }).pipe(db),
     saveDraft: (id, answers, page, expiresAt) =>
@@ -147,24 +198,23 @@ export const SubmissionsRepoSql = Layer.effect(SubmissionsRepo, Effect.gen(funct
           db
         ),
     removeDraft: (id) => sql`DELETE FROM form_drafts WHERE id = ${id}`.pipe(Effect.asVoid, db),
-    hasPending: (workflowId, userId) =>
-      sql`SELECT 1 FROM form_submissions WHERE workflow_id = ${workflowId} AND user_id = ${userId} AND status = 'pending'`.pipe(
-        Effect.map((rows) => rows.length > 0),
-        db
-      ),
     submit: (s, within) =>
       sql.withTransaction(Effect.gen(function*() {
-        const pending = yield* sql`SELECT 1 FROM form_submissions
-          WHERE workflow_id = ${s.draft.workflowId} AND user_id = ${s.draft.userId} AND status = 'pending' FOR UPDATE`
-        if (pending.length > 0) return undefined
-        const [next] = yield* sql<{ id: string }>`SELECT nextval('form_submissions_id_seq')::text AS id`
-        const id = next!.id
+        // The id first (the answers are sealed bound to it), with the pending check: one round trip.
+        const [head] = yield* sql<{ id: string; pending: boolean }>`SELECT nextval('form_submissions_id_seq')::text AS id,
+          EXISTS (SELECT 1 FROM form_submissions
+            WHERE workflow_id = ${s.draft.workflowId} AND user_id = ${s.draft.userId} AND status = 'pending' FOR UPDATE) AS pending`
+        if (head!.pending) return undefined
+        const id = head!.id
         const answers = yield* seal(JSON.stringify(s.answers), `submission:${id}`)
-        yield* sql`INSERT INTO form_submissions (id, workflow_id, bot_id, server_id, user_id, user_name, user_avatar, snapshot, answers_enc)
-          VALUES (${id}, ${s.draft.workflowId}, ${s.botId}, ${s.serverId}, ${s.draft.userId}, ${s.userName}, ${s.userAvatar},
-            ${JSON.stringify(s.draft.snapshot)}::jsonb, ${answers})`
-        yield* sql`DELETE FROM form_drafts WHERE id = ${s.draft.id}`
-        yield* sql`INSERT INTO submission_effects (submission_id, kind, channel_id) VALUES (${id}, 'review_message', ${s.draft.snapshot.channel_id})`
+        // The submission, the draft's end and the pending review message: one statement.
+        yield* sql`WITH submission AS (
+            INSERT INTO form_submissions (id, workflow_id, bot_id, server_id, user_id, user_name, user_avatar, snapshot, answers_enc)
+            VALUES (${id}, ${s.draft.workflowId}, ${s.botId}, ${s.serverId}, ${s.draft.userId}, ${s.userName}, ${s.userAvatar},
+              ${JSON.stringify(s.draft.snapshot)}::jsonb, ${answers}) RETURNING id
+          ), ended AS (DELETE FROM form_drafts WHERE id = ${s.draft.id})
+          INSERT INTO submission_effects (submission_id, kind, channel_id)
+          SELECT id, 'review_message', ${s.draft.snapshot.channel_id} FROM submission`
         yield* within(id)
         return id
       })).pipe(db),

@@ -1,7 +1,7 @@
 /**
  * What the interactions endpoint (http/submissions/InteractionsRoute.ts) needs: the public key of
- * an application, whether an interaction id is new, and the answer to a verified interaction.
- * Layer: layers/submissions/InteractionsLive.ts; memory: test/submissions/InteractionsMemory.ts.
+ * an application, and the answer to a verified interaction (its id recorded: a replay changes
+ * nothing). Layer: layers/submissions/InteractionsLive.ts; memory: test/submissions/SubmissionsMemory.ts.
  */
 import { Context } from "effect"
 import type { Effect } from "effect"
@@ -14,8 +14,10 @@ export class Interactions extends Context.Service<Interactions, {
    * kept a while: `fresh` reads the stored one (after a signature the kept key refused).
    */
   readonly publicKeyOf: (applicationId: string, fresh?: boolean) => Effect.Effect<string | undefined, ServiceUnavailable>
-  /** True the first time an interaction id is seen, false after (a replay changes nothing). */
-  readonly firstSeen: (interactionId: string) => Effect.Effect<boolean, ServiceUnavailable>
-  /** The answer to a verified, first-seen interaction that is not a PING. */
+  /**
+   * The answer to a verified interaction that is not a PING. Its id is recorded with the first
+   * statement it runs; an id recorded before is answered "This interaction was already handled."
+   * and changes nothing.
+   */
   readonly handle: (interaction: Interaction) => Effect.Effect<InteractionAnswer, ServiceUnavailable>
 }>()("gateway/Interactions") {}

@@ -7,6 +7,7 @@ import { Context } from "effect"
 import type { Effect } from "effect"
 import type { StoredForm } from "../../domain/forms/Form.ts"
 import type { ServiceUnavailable } from "../../domain/infra/Errors.ts"
+import type { FormScope } from "../forms/FormsRepo.ts"
 
 export type Answers = Readonly<Record<string, string>>
 
@@ -20,6 +21,36 @@ export interface Draft {
   /** The next page to fill (0-based). */
   readonly page: number
   readonly expiresAt: Date
+}
+
+/**
+ * What an interaction's first statement answers when its id was recorded before: nothing was read
+ * for it and nothing is to be done (a replay changes nothing).
+ */
+export const REPLAYED = "replayed"
+export type Replayed = typeof REPLAYED
+
+/** A form as a draft's page sees it: there and live, there but closed, or gone (deleted, or not this server's). */
+export type FormState = "live" | "closed" | "gone"
+
+/** A draft as a Continue / Fix button or a page's submit opens it (`openDraft`). */
+export interface OpenedDraft {
+  readonly draft: Draft | undefined
+  /** The state of the draft's form in the interaction's server (its snapshot is what is filled). */
+  readonly form: FormState
+}
+
+/** What a form's start needs (`openForm`): the form now, a pending submission of the member, their draft. */
+export interface OpenedForm {
+  /** The form in the interaction's server; undefined when there is none. */
+  readonly form: StoredForm | undefined
+  readonly pending: boolean
+  readonly draft: Draft | undefined
+}
+
+export interface LiveForm {
+  readonly workflowId: number
+  readonly title: string
 }
 
 export type SubmissionStatus = "pending" | "accepted" | "denied"
@@ -86,12 +117,18 @@ export type ReviewOutcome =
 
 export class SubmissionsRepo extends Context.Service<SubmissionsRepo, {
   readonly draft: (id: string) => Effect.Effect<Draft | undefined, ServiceUnavailable>
-  readonly draftOf: (workflowId: number, userId: string) => Effect.Effect<Draft | undefined, ServiceUnavailable>
-  /** A new draft (replacing an expired one of the same member and form). */
+  /**
+   * The interactions' reads, each one statement that also records the interaction id (REPLAYED when
+   * it was recorded before; then nothing is to be done): the draft `draftId` with its form's state
+   * in `scope`; a form's start; the server's live forms for `/submit`.
+   */
+  readonly openDraft: (interactionId: string, draftId: string, scope: FormScope) => Effect.Effect<OpenedDraft | Replayed, ServiceUnavailable>
+  readonly openForm: (interactionId: string, scope: FormScope, workflowId: number, userId: string) => Effect.Effect<OpenedForm | Replayed, ServiceUnavailable>
+  readonly openList: (interactionId: string, scope: FormScope) => Effect.Effect<ReadonlyArray<LiveForm> | Replayed, ServiceUnavailable>
+  /** A new draft (replacing an expired one of the same member and form), in one statement. */
   readonly startDraft: (draft: Draft) => Effect.Effect<Draft, ServiceUnavailable>
   readonly saveDraft: (id: string, answers: Answers, page: number, expiresAt: Date) => Effect.Effect<void, ServiceUnavailable>
   readonly removeDraft: (id: string) => Effect.Effect<void, ServiceUnavailable>
-  readonly hasPending: (workflowId: number, userId: string) => Effect.Effect<boolean, ServiceUnavailable>
   /**
    * Stores the submission, ends the draft and records its pending review message, in one
    * transaction that `within` joins (its audit entry, its job): the id, or undefined when the
