@@ -14,7 +14,7 @@ import { TestApp } from "../utils/TestApp.ts"
 import { bob, carol, createForm, member, updateForm } from "./FlowHelpers.ts"
 import { buttonsOf, filled, inputsOf, interaction, send, waitForKeys } from "./InteractionClient.ts"
 import type { Answer, As } from "./InteractionClient.ts"
-import { makeRecorder, patchChat } from "./PlatformRecorder.ts"
+import { sandboxSigner as signer } from "./InteractionSigner.ts"
 import type { Signer } from "./InteractionSigner.ts"
 
 const ALREADY = "This interaction was already handled."
@@ -49,9 +49,7 @@ const draftsOf = (formId: number) =>
 const draftIdOf = (modal: Answer) => modal.data!.custom_id!.split(":")[2]!
 
 for (const kind of dbKinds) {
-  const recorder = makeRecorder()
-  const signer = recorder.signers.get(BOT1_ID)!
-  layer(TestApp.layer({ capabilities: { db: kind }, patchChat: patchChat(recorder) }), { excludeTestServices: true })(
+  layer(TestApp.layer({ capabilities: { db: kind } }), { excludeTestServices: true })(
     `an interaction's reads in one statement, on ${kind}`,
     (it) => {
       it.effect("every step sent twice with its id: the second is already handled and changes nothing", () =>
