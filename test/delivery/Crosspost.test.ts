@@ -17,6 +17,7 @@ import { ALICE_ID, BOB_ID, BOT2_ID, channelId, PermissionBits, S1_ID, S4_ID } fr
 import { CapturedLogs } from "../utils/CapturedLogs.ts"
 import { dbKinds } from "../utils/Db.ts"
 import { json, raw, TestApp, tokenOf } from "../utils/TestApp.ts"
+import { eventually } from "../utils/Eventually.ts"
 
 const CROSSPOST_ROUTE = "POST /channels/{id}/messages/{message_id}/crosspost"
 
@@ -93,18 +94,6 @@ const deliveries = (feed: Feed) =>
     Effect.flatMap(tokenOf(feed.where.user), (token) => raw({ token }, `${feed.where.path}/feeds/${feed.id}/deliveries`)),
     json
   ).pipe(Effect.map((page) => (page as { deliveries: Array<{ title: string; state: string; reason: string | null }> }).deliveries))
-
-const eventually = <A, E, R>(f: Effect.Effect<A, E, R>, done: (a: A) => boolean, label: string, ms = 30_000) =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + ms
-    let last = yield* f
-    while (!done(last)) {
-      if (Date.now() > deadline) assert.fail(`${label}: not reached after ${ms} ms: ${JSON.stringify(last)}`)
-      yield* Effect.sleep("250 millis")
-      last = yield* f
-    }
-    return last
-  })
 
 const baselined = (feed: Feed) => eventually(status(feed), (s) => s.last_poll_at !== null, `feed ${feed.id}: the first poll`)
 

@@ -14,6 +14,7 @@ import { ALICE_ID, BOT2_ID, channelId, S1_ID } from "../../src/sandbox/Seed.ts"
 import { CapturedLogs } from "../utils/CapturedLogs.ts"
 import { dbKinds } from "../utils/Db.ts"
 import { json, raw, TestApp, tokenOf } from "../utils/TestApp.ts"
+import { eventually } from "../utils/Eventually.ts"
 
 const modulePath = (m: string) => `/api/v1/bots/${BOT2_ID}/servers/${S1_ID}/modules/${m}`
 
@@ -76,18 +77,6 @@ const status = (m: string, id: string) =>
   )
 
 /** Polls `f` every 250 ms until `done` holds; fails after `ms` with the last value. */
-const eventually = <A, E, R>(f: Effect.Effect<A, E, R>, done: (a: A) => boolean, label: string, ms = 20_000) =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + ms
-    let last = yield* f
-    while (!done(last)) {
-      if (Date.now() > deadline) assert.fail(`${label}: not reached after ${ms} ms: ${JSON.stringify(last)}`)
-      yield* Effect.sleep("250 millis")
-      last = yield* f
-    }
-    return last
-  })
-
 /**
  * The feed's first poll (the baseline) is done: from now on, new items are posted. Then one more
  * second: feed dates have whole seconds, and an item dated in the second the feed was created in

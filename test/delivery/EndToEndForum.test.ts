@@ -14,6 +14,7 @@ import { ALICE_ID, BOT2_ID, S1_ID } from "../../src/sandbox/Seed.ts"
 import { CapturedLogs, logged } from "../utils/CapturedLogs.ts"
 import { dbKinds } from "../utils/Db.ts"
 import { json, raw, TestApp, tokenOf } from "../utils/TestApp.ts"
+import { eventually } from "../utils/Eventually.ts"
 
 const modulePath = `/api/v1/bots/${BOT2_ID}/servers/${S1_ID}/modules/rss`
 
@@ -72,18 +73,6 @@ const createFeed = (body: Record<string, unknown>) =>
   Effect.map(api("POST", "/feeds", body), (r) => {
     assert.strictEqual(r.status, 200, JSON.stringify(r.body))
     return r.body as { readonly id: string }
-  })
-
-const eventually = <A, E, R>(f: Effect.Effect<A, E, R>, done: (a: A) => boolean, label: string, ms = 30_000) =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + ms
-    let last = yield* f
-    while (!done(last)) {
-      if (Date.now() > deadline) assert.fail(`${label}: not reached after ${ms} ms: ${JSON.stringify(last)}`)
-      yield* Effect.sleep("250 millis")
-      last = yield* f
-    }
-    return last
   })
 
 const baselined = (id: string) =>

@@ -11,6 +11,7 @@ import { ALICE_ID, BOT2_ID, BOT2_TOKEN, channelId, roleId, S1_ID, THREADS } from
 import { CapturedLogs } from "../utils/CapturedLogs.ts"
 import { dbKinds } from "../utils/Db.ts"
 import { json, raw, TestApp, tokenOf } from "../utils/TestApp.ts"
+import { eventually } from "../utils/Eventually.ts"
 
 const modulePath = (m: string) => `/api/v1/bots/${BOT2_ID}/servers/${S1_ID}/modules/${m}`
 
@@ -60,18 +61,6 @@ const createFeed = (body: Record<string, unknown>) =>
 
 const status = (id: string) =>
   Effect.flatMap(Effect.flatMap(tokenOf(ALICE_ID), (token) => raw({ token }, `${modulePath("rss")}/feeds/${id}/status`)), json)
-
-const eventually = <A, E, R>(f: Effect.Effect<A, E, R>, done: (a: A) => boolean, label: string, ms = 20_000) =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + ms
-    let last = yield* f
-    while (!done(last)) {
-      if (Date.now() > deadline) assert.fail(`${label}: not reached after ${ms} ms: ${JSON.stringify(last)}`)
-      yield* Effect.sleep("250 millis")
-      last = yield* f
-    }
-    return last
-  })
 
 const baselined = (id: string) =>
   eventually(status(id), (s) => s.last_poll_at !== null, `feed ${id}: the first poll`).pipe(Effect.andThen(Effect.sleep("1 second")))
