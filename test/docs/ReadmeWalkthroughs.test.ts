@@ -7,26 +7,15 @@
  * redirects (with the sign-in cookie) to the landing page, and the `bmg_tt_…` token that page shows.
  * Each `# →` comment is checked against what its command printed (`…` stands for anything).
  */
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { freePort } from "../utils/TestApp.ts"
-import { childProcesses } from "../utils/ChildProcesses.ts"
-import { cleanEnv, ROOT, sharedBundle, waitReady } from "../process/SpawnFixtures.ts"
-import { matchesShown, runBash, walkthroughSteps } from "./ReadmeWalkthroughFixtures.ts"
+import { ROOT } from "../process/SpawnFixtures.ts"
+import { walkthroughSteps } from "./ReadmeWalkthroughFixtures.ts"
+import { runWalkthrough, walkthroughGateway } from "./WalkthroughRun.ts"
 
-const processes = childProcesses()
-const UA = { "user-agent": "readme-walkthrough-test" }
-let gateway = ""
-
-beforeAll(async () => {
-  const out = await sharedBundle()
-  const port = await freePort()
-  gateway = `http://127.0.0.1:${port}`
-  const server = processes.spawn(process.execPath, [join(out, "main.mjs")], { cwd: ROOT, env: cleanEnv({ PORT: String(port) }) })
-  await waitReady(gateway, server, 90_000, UA)
-}, 300_000)
-afterAll(() => processes.cleanUp(), 30_000)
+const gw = walkthroughGateway("readme-walkthrough-test")
+const UA = gw.headers
 
 /** Follows one redirect by hand, keeping the sign-in cookie as a browser would. */
 const get = async (url: string, cookie: string) => {
@@ -39,12 +28,12 @@ const get = async (url: string, cookie: string) => {
 const signInAsAlice = async (loginUrl: string): Promise<string> => {
   let step = await get(loginUrl, "")
   assert.strictEqual(step.res.status, 307, "the login sends the browser to the platform's sign-in page")
-  step = await get(new URL(step.location!, gateway).href, step.cookie)
+  step = await get(new URL(step.location!, gw.url).href, step.cookie)
   const page = await step.res.text()
   const link = /<a href="([^"]+)">Sign in as Alice/.exec(page)?.[1]
   assert.isDefined(link, `the sign-in page offers alice:\n${page}`)
-  step = await get(new URL(link!.replaceAll("&amp;", "&"), gateway).href, step.cookie)
-  while (step.location !== null) step = await get(new URL(step.location, gateway).href, step.cookie)
+  step = await get(new URL(link!.replaceAll("&amp;", "&"), gw.url).href, step.cookie)
+  while (step.location !== null) step = await get(new URL(step.location, gw.url).href, step.cookie)
   const landing = await step.res.text()
   const code = /<pre>(bmg_tt_[^<]+)<\/pre>/.exec(landing)?.[1]
   assert.isDefined(code, `the landing page shows the temporary token:\n${landing}`)
@@ -57,21 +46,7 @@ describe("README walkthroughs", () => {
     const steps = walkthroughSteps(readme)
     const loginUrl = /Open `(http:\/\/127\.0\.0\.1:8080\/auth\/idp\/login\?redirect_uri=[^`]+)`/.exec(readme)?.[1]
     assert.isDefined(loginUrl, "the README gives the sign-in URL")
-    const code = await signInAsAlice(loginUrl!.replaceAll("http://127.0.0.1:8080", gateway))
-    const substituted = { gateway: 0, code: 0 }
-    const script = steps.map((step, i) => {
-      let command = step.command
-      if (/^GATEWAY=/m.test(command)) (substituted.gateway++, command = command.replace(/^GATEWAY=.*$/m, `GATEWAY=${gateway}`))
-      if (/^CODE=/m.test(command)) (substituted.code++, command = command.replace(/^CODE=.*$/m, `CODE=${code}`))
-      return `printf '\\n@@step ${i}\\n'\n${command}`
-    }).join("\n") + "\nprintf '\\n@@step end\\n'\n"
-    assert.deepStrictEqual(substituted, { gateway: 1, code: 1 }, "exactly the GATEWAY= and CODE= lines are replaced")
-    const { outputs, all, code: exit } = await runBash(script, 100_000, ROOT)
-    assert.isTrue(all.includes("\n@@step end\n"), `every command ran to the end (exit ${exit}):\n${all}`)
-    const checked = steps.flatMap((step, i) => step.shown === undefined ? [] : [{ step, output: (outputs.get(i) ?? "").trim() }])
-    assert.isAtLeast(checked.length, 15, "the walkthroughs show what their commands answer")
-    const wrong = checked.filter(({ output, step }) => !matchesShown(step.shown!, output))
-      .map(({ output, step }) => `README: ${step.command}\nshows:   ${step.shown}\nprinted: ${output}`)
-    assert.deepStrictEqual(wrong, [], wrong.join("\n\n"))
+    const code = await signInAsAlice(loginUrl!.replaceAll("http://127.0.0.1:8080", gw.url))
+    await runWalkthrough(steps, { GATEWAY: gw.url, CODE: code }, { source: "README", minShown: 15 })
   }, 200_000)
 })
