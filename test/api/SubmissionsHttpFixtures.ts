@@ -79,9 +79,18 @@ export const seedSubmission = (formId: number, user: { readonly id: string; read
     })
     const id = yield* repo.submit(
       { draft, botId: BOT1_ID, serverId: S1_ID, userName: user.name, userAvatar: null, answers: byStep },
-      (id) => Effect.asVoid(Effect.orDie(jobs.send(ReviewQueue, { submission_id: id }, { id: jobId("review", id) })))
+      (id) => ({
+        botId: BOT1_ID,
+        serverId: S1_ID,
+        actor: { userId: user.id, userName: user.name, avatar: null },
+        module: "forms",
+        itemIdentifier: formId,
+        eventType: "PUSH",
+        eventString: `submission ${id} received`
+      })
     )
     if (id === undefined) throw new Error("the member already has a pending submission")
+    yield* Effect.orDie(jobs.send(ReviewQueue, { submission_id: id }, { id: jobId("review", id) }))
     return id
   })
 

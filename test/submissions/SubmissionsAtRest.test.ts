@@ -34,7 +34,9 @@ for (const kind of dbKinds) {
           const repo = yield* SubmissionsRepo
           yield* repo.startDraft(draft("d".repeat(22), "10"))
           const submitted = yield* repo.startDraft(draft("e".repeat(22), "11"))
-          const id = (yield* repo.submit({ draft: submitted, botId: "1", serverId: "2", userName: "u", userAvatar: null, answers: submitted.answers }, () => Effect.void))!
+          const id = (yield* repo.submit({ draft: submitted, botId: "1", serverId: "2", userName: "u", userAvatar: null, answers: submitted.answers }, () => ({
+            botId: "1", serverId: "2", actor: { userId: "11", userName: "u", avatar: null }, module: "forms", itemIdentifier: workflowId, eventType: "PUSH", eventString: "received"
+          })))!
           yield* repo.review(id, { decision: "drop", priority: null, reason: "private reason", reviewerId: "12", reviewerName: "r" }, () => Effect.void)
           return id
         }).pipe(Effect.provide(repoWith(old)))

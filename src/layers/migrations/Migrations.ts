@@ -19,6 +19,7 @@ import publications from "./0018_publications.ts"
 import share from "./0019_share.ts"
 import forumTags from "./0020_forum_tags.ts"
 import crossposts from "./0021_crossposts.ts"
+import pendingReviews from "./0022_pending_reviews.ts"
 
 export const migrations = {
   "0001_initial": initial,
@@ -38,7 +39,8 @@ export const migrations = {
   "0018_publications": publications,
   "0019_share": share,
   "0020_forum_tags": forumTags,
-  "0021_crossposts": crossposts
+  "0021_crossposts": crossposts,
+  "0022_pending_reviews": pendingReviews
 }
 
 const run = Migrator.make({})

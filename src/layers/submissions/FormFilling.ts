@@ -2,14 +2,14 @@
  * A member filling a form through interactions (forms-runtime.md §2–§3): `/submit`'s list, the
  * start, the Continue / Fix buttons and the pages' submits. Each interaction's first statement also
  * records its id (SubmissionsRepo `open*`): a replay is told so and changes nothing. Then at most
- * one write: the draft (one statement, committed without waiting for the disk), or the submission's
- * transaction with its job and audit entry (durable). A page is two round trips, Continue one.
+ * one write: the draft (one statement, committed without waiting for the disk), or the submission
+ * with its audit entry (one durable statement), then its review job. A page is two round trips,
+ * Continue one, the last page four.
  */
 import { Duration, Effect } from "effect"
 import { RateLimiter } from "effect/persistence"
 import { randomBytes } from "node:crypto"
 import { ServiceUnavailable } from "../../domain/infra/Errors.ts"
-import { AuditLog } from "../../services/audit/AuditLog.ts"
 import { JobEngine } from "../../services/jobs/JobEngine.ts"
 import { buttonRow, ephemeral } from "../../services/submissions/Interaction.ts"
 import type { Interaction, InteractionAnswer, InteractionMember } from "../../services/submissions/Interaction.ts"
@@ -29,7 +29,6 @@ const GONE = "This form no longer exists."
 const PENDING = "You already have a submission of this form awaiting review."
 const MAX_START_PER_MINUTE = 10
 const DRAFT_ID = /^[A-Za-z0-9_-]{22}$/
-const queueDown = Effect.mapError(() => ServiceUnavailable.of("The job queue cannot take the submission now.", 5))
 
 /** One verified interaction in a server, its bot known. */
 export interface Ctx {
@@ -48,7 +47,6 @@ const unlessReplayed = <A>(opened: A | Replayed, answer: (a: A) => Effect.Effect
 export const makeFormFilling = (firstSeen: (id: string) => Effect.Effect<boolean, ServiceUnavailable>) =>
   Effect.gen(function*() {
     const repo = yield* SubmissionsRepo
-    const audit = yield* AuditLog
     const jobs = yield* JobEngine
     const limiter = yield* RateLimiter.RateLimiter
     const { draftTtlMinutes } = yield* SubmissionsSettings
@@ -152,23 +150,21 @@ export const makeFormFilling = (firstSeen: (id: string) => Effect.Effect<boolean
             userName: c.name,
             userAvatar: c.member.user.avatar ?? null,
             answers
-          }, (id) =>
-            Effect.gen(function*() {
-              // In the transaction: the job exists exactly when the submission does.
-              yield* jobs.send(ReviewQueue, { submission_id: id }, { id: jobId("review", id) }).pipe(queueDown)
-              // Last: the audit entry's insert locks its server's month counter (audit_counts_add) until
-              // the commit, so every other submission of the server waits from here to our commit only.
-              yield* audit.append({
-                botId: c.botId,
-                serverId: c.serverId,
-                actor: { userId: c.member.user.id, userName: c.name, avatar: c.member.user.avatar ?? null },
-                module: "forms",
-                itemIdentifier: draft.workflowId,
-                eventType: "PUSH",
-                eventString: `submission ${id} received for form ${draft.snapshot.title} (${draft.workflowId})`
-              })
-            }))
+          }, (id) => ({
+            botId: c.botId,
+            serverId: c.serverId,
+            actor: { userId: c.member.user.id, userName: c.name, avatar: c.member.user.avatar ?? null },
+            module: "forms",
+            itemIdentifier: draft.workflowId,
+            eventType: "PUSH",
+            eventString: `submission ${id} received for form ${draft.snapshot.title} (${draft.workflowId})`
+          }))
           if (id === undefined) return say(PENDING)
+          // Stored: the member is told so whatever the queue says. A job the queue cannot take now is
+          // queued by the sweep (SubmissionJobs.ts) once its review message has waited a minute.
+          yield* jobs.send(ReviewQueue, { submission_id: id }, { id: jobId("review", id) }).pipe(
+            Effect.catch((error) => Effect.logWarning("the review job could not be queued; the sweep will queue it", { submission: id, error }))
+          )
           return say("Submitted — you will get a direct message when it is reviewed")
         }))
 

@@ -1,8 +1,9 @@
 /**
  * The jobs of a submission (forms-runtime.md §4): its review message in the form's authorization
  * channel, and the member's direct message once reviewed. Each is recorded (`submission_effects`)
- * in the transaction that queues it, and its job id is derived from the submission, so it is queued
- * once. A job that runs again (its worker killed after the platform answered) finds the effect done,
+ * with what it belongs to, and its job id is derived from the submission, so it is queued once. The
+ * review job is queued right after the submission's statement (FormFilling.ts); a process that died
+ * in between leaves a pending review message that the minute's sweep queues. A job that runs again (its worker killed after the platform answered) finds the effect done,
  * or posts with the same `nonce` (`enforce_nonce`: the platform answers with the first message):
  * the message is posted once. A refusal that will not heal (a channel's 403/404) is kept on the
  * effect with its reason; closed DMs (50007) are `dm: "closed"`, not a failure.
@@ -19,6 +20,10 @@ const Job = Schema.Struct({ submission_id: Schema.String })
 const options = { policy: "standard", retryLimit: 6, retryDelay: "5 seconds", retryBackoff: true, retryDelayMax: "5 minutes", expireIn: "2 minutes", heartbeat: "10 seconds", deleteAfter: "1 day" } as const
 
 export const ReviewQueue = JobQueue("submission-review", Job, options)
+/** Every minute: the review messages a process stored but died before queuing (FormFilling.ts). */
+export const SweepQueue = JobQueue("submission-sweep", Schema.Struct({}), { policy: "short", retryLimit: 0, expireIn: "5 minutes", deleteAfter: "1 day" })
+/** How long a stored review message may wait for its job before the sweep queues it. */
+export const SWEEP_AFTER_SECONDS = 60
 export const DmQueue = JobQueue("submission-dm", Job, options)
 export const EditQueue = JobQueue("submission-edit", Job, options)
 
@@ -32,6 +37,7 @@ export const makeSubmissionJobs = Effect.gen(function*() {
   const repo = yield* SubmissionsRepo
   const chat = yield* ChatPlatform
   const bots = yield* Bots
+  const engine = yield* JobEngine
 
   const postReview = (id: string) =>
     Effect.gen(function*() {
@@ -113,7 +119,22 @@ export const makeSubmissionJobs = Effect.gen(function*() {
       )
     })
 
-  return { postReview, sendDm, editReview }
+  /**
+   * Queues the review job of every review message pending for over a minute. One whose job exists
+   * (waiting, retrying, or failed and kept) is left alone: the job id is the submission's.
+   */
+  const sweep = Effect.gen(function*() {
+    const ids = yield* repo.unqueuedReviews(SWEEP_AFTER_SECONDS, 500)
+    let queued = 0
+    for (const id of ids) {
+      const sent = yield* engine.send(ReviewQueue, { submission_id: id }, { id: jobId("review", id) })
+      if (sent._tag === "Some") queued++
+    }
+    if (queued > 0) yield* Effect.logWarning("queued review messages a process had stored without their job", { queued })
+    return queued
+  })
+
+  return { postReview, sendDm, editReview, sweep }
 })
 
 const logFailure = (what: string) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
@@ -133,6 +154,8 @@ export const SubmissionWorker = Layer.effectDiscard(Effect.gen(function*() {
     batchSize: 5,
     pollingInterval: "0.5 seconds"
   })
+  yield* engine.work(SweepQueue, () => run.sweep.pipe(logFailure("the sweep of unqueued review messages")))
+  yield* engine.schedule(SweepQueue, "* * * * *", {}, { key: "submissions" })
   yield* engine.work(DmQueue, ({ submission_id }) => run.sendDm(submission_id).pipe(logFailure(`the direct message of submission ${submission_id}`)), {
     batchSize: 5,
     pollingInterval: "0.5 seconds"

@@ -198,26 +198,36 @@ export const SubmissionsRepoSql = Layer.effect(SubmissionsRepo, Effect.gen(funct
           db
         ),
     removeDraft: (id) => sql`DELETE FROM form_drafts WHERE id = ${id}`.pipe(Effect.asVoid, db),
-    submit: (s, within) =>
-      sql.withTransaction(Effect.gen(function*() {
-        // The id first (the answers are sealed bound to it), with the pending check: one round trip.
-        const [head] = yield* sql<{ id: string; pending: boolean }>`SELECT nextval('form_submissions_id_seq')::text AS id,
-          EXISTS (SELECT 1 FROM form_submissions
-            WHERE workflow_id = ${s.draft.workflowId} AND user_id = ${s.draft.userId} AND status = 'pending' FOR UPDATE) AS pending`
-        if (head!.pending) return undefined
+    submit: (s, audit) =>
+      Effect.gen(function*() {
+        // The id first: the answers are sealed bound to it.
+        const [head] = yield* sql<{ id: string }>`SELECT nextval('form_submissions_id_seq')::text AS id`
         const id = head!.id
         const answers = yield* seal(JSON.stringify(s.answers), `submission:${id}`)
-        // The submission, the draft's end and the pending review message: one statement.
-        yield* sql`WITH submission AS (
+        const entry = audit(id)
+        // One statement, committed durably on its own: the submission (none when the member has one
+        // pending: the partial unique index), the draft's end, the pending review message and the
+        // audit entry. The entry's trigger locks its server's month counter row until the commit,
+        // which here follows the statement at once, not a round trip through a busy process later.
+        const stored = yield* sql`WITH submission AS (
             INSERT INTO form_submissions (id, workflow_id, bot_id, server_id, user_id, user_name, user_avatar, snapshot, answers_enc)
             VALUES (${id}, ${s.draft.workflowId}, ${s.botId}, ${s.serverId}, ${s.draft.userId}, ${s.userName}, ${s.userAvatar},
-              ${JSON.stringify(s.draft.snapshot)}::jsonb, ${answers}) RETURNING id
-          ), ended AS (DELETE FROM form_drafts WHERE id = ${s.draft.id})
-          INSERT INTO submission_effects (submission_id, kind, channel_id)
-          SELECT id, 'review_message', ${s.draft.snapshot.channel_id} FROM submission`
-        yield* within(id)
-        return id
-      })).pipe(db),
+              ${JSON.stringify(s.draft.snapshot)}::jsonb, ${answers})
+            ON CONFLICT (workflow_id, user_id) WHERE status = 'pending' DO NOTHING
+            RETURNING id
+          ), ended AS (DELETE FROM form_drafts WHERE id = ${s.draft.id} AND EXISTS (SELECT 1 FROM submission)),
+          effect AS (INSERT INTO submission_effects (submission_id, kind, channel_id)
+            SELECT id, 'review_message', ${s.draft.snapshot.channel_id} FROM submission)
+          INSERT INTO audit_entries (bot_id, server_id, user_id, user_name, user_avatar, module_name, item_identifier, event_type, event_string)
+          SELECT ${entry.botId}, ${entry.serverId}, ${entry.actor.userId}, ${entry.actor.userName}, ${entry.actor.avatar},
+            ${entry.module}, ${entry.itemIdentifier}, ${entry.eventType}, ${entry.eventString} FROM submission
+          RETURNING 1 AS stored`
+        return stored.length === 0 ? undefined : id
+      }).pipe(db),
+    unqueuedReviews: (olderThanSeconds, limit) =>
+      sql<{ id: string }>`SELECT submission_id::text AS id FROM submission_effects
+        WHERE state = 'pending' AND kind = 'review_message' AND updated_at < now() - make_interval(secs => ${olderThanSeconds})
+        ORDER BY updated_at LIMIT ${limit}`.pipe(Effect.map((rows) => rows.map((r) => r.id)), db),
     get: (id) => get(id).pipe(db),
     list: (workflowId, { limit, offset, status }) =>
       Effect.gen(function*() {

@@ -8,6 +8,7 @@ import type { Effect } from "effect"
 import type { StoredForm } from "../../domain/forms/Form.ts"
 import type { ServiceUnavailable } from "../../domain/infra/Errors.ts"
 import type { FormScope } from "../forms/FormsRepo.ts"
+import type { AuditEntryInput } from "../audit/AuditLog.ts"
 
 export type Answers = Readonly<Record<string, string>>
 
@@ -130,11 +131,14 @@ export class SubmissionsRepo extends Context.Service<SubmissionsRepo, {
   readonly saveDraft: (id: string, answers: Answers, page: number, expiresAt: Date) => Effect.Effect<void, ServiceUnavailable>
   readonly removeDraft: (id: string) => Effect.Effect<void, ServiceUnavailable>
   /**
-   * Stores the submission, ends the draft and records its pending review message, in one
-   * transaction that `within` joins (its audit entry, its job): the id, or undefined when the
-   * member already has a pending submission of the form.
+   * Stores the submission, ends the draft, records its pending review message and writes its audit
+   * entry (`audit` of the new id), all in one durable statement: the id, or undefined when the
+   * member already has a pending submission of the form (then nothing is written). The caller
+   * queues the review job after it; `unqueuedReviews` finds the ones a dead process never queued.
    */
-  readonly submit: <E, R>(submission: NewSubmission, within: (id: string) => Effect.Effect<void, E, R>) => Effect.Effect<string | undefined, E | ServiceUnavailable, R>
+  readonly submit: (submission: NewSubmission, audit: (id: string) => AuditEntryInput) => Effect.Effect<string | undefined, ServiceUnavailable>
+  /** Submissions whose review message has been pending for over `olderThanSeconds`, oldest first, at most `limit`. */
+  readonly unqueuedReviews: (olderThanSeconds: number, limit: number) => Effect.Effect<ReadonlyArray<string>, ServiceUnavailable>
   readonly get: (id: string) => Effect.Effect<Submission | undefined, ServiceUnavailable>
   readonly list: (workflowId: number, options: { readonly status?: SubmissionStatus; readonly offset: number; readonly limit: number }) => Effect.Effect<{ readonly total: number; readonly submissions: ReadonlyArray<Submission> }, ServiceUnavailable>
   /**
