@@ -3,8 +3,8 @@
  * start, the Continue / Fix buttons and the pages' submits. Each interaction's first statement also
  * records its id (SubmissionsRepo `open*`): a replay is told so and changes nothing. Then at most
  * one write: the draft (one statement, committed without waiting for the disk), or the submission
- * with its audit entry (one durable statement), then its review job. A page is two round trips,
- * Continue one, the last page four.
+ * with its audit entry (one durable statement); its review job is queued beside the answer. A page
+ * is two round trips, Continue one, the last page three.
  */
 import { Duration, Effect } from "effect"
 import { RateLimiter } from "effect/persistence"
@@ -160,11 +160,12 @@ export const makeFormFilling = (firstSeen: (id: string) => Effect.Effect<boolean
             eventString: `submission ${id} received for form ${draft.snapshot.title} (${draft.workflowId})`
           }))
           if (id === undefined) return say(PENDING)
-          // Stored: the member is told so whatever the queue says. A job the queue cannot take now is
-          // queued by the sweep (SubmissionJobs.ts) once its review message has waited a minute.
-          yield* jobs.send(ReviewQueue, { submission_id: id }, { id: jobId("review", id) }).pipe(
+          // Stored: the member is told so now, while the job is queued beside the answer. A job the
+          // queue cannot take (or a process that stops first) is queued by the sweep
+          // (SubmissionJobs.ts) once its review message has waited a minute.
+          yield* Effect.forkDetach(jobs.send(ReviewQueue, { submission_id: id }, { id: jobId("review", id) }).pipe(
             Effect.catch((error) => Effect.logWarning("the review job could not be queued; the sweep will queue it", { submission: id, error }))
-          )
+          ))
           return say("Submitted — you will get a direct message when it is reviewed")
         }))
 
