@@ -49,10 +49,10 @@ const DRIVER = process.env.BENCH_S11_DRIVER ?? "signer"
 // first burst, more later): their first requests then wait for a busy gateway to accept them (libuv
 // accepts one connection per event-loop iteration), and that wait is most of the p99 (bench/README.md, S11).
 const COLD = process.env.BENCH_S11_COLD === "1"
-// Members who fill a warm-up form first, untimed (its review messages posted before the measured fill):
-// a gateway in production has run these code paths before; the first burst of a fresh process runs
-// them unoptimised. 0: none (the runs before 2026-12-02, third session).
-const WARMUP = Math.min(num("BENCH_S11_WARMUP", quick ? 0 : 20), MEMBERS)
+// BENCH_S11_WARMUP: members who fill a warm-up form first, untimed (its review messages posted before
+// the measured fill), as a gateway in production has run these code paths before. Default 0: the
+// first burst runs on a fresh process, as every run before; the goal is met without it (bench/README.md).
+const WARMUP = Math.min(num("BENCH_S11_WARMUP", 0), MEMBERS)
 const agent = new http.Agent({ keepAlive: true, maxSockets: MEMBERS })
 /** POSTs `body`: its status and text, over the members' kept connections (or fetch's pool when COLD). */
 const post = (url, headers, body) =>
