@@ -33,14 +33,14 @@ const entryOf = (formId: number) => (id: string) => ({
   eventString: `submission ${id} received`
 })
 
-/** carol's new draft of the form (its snapshot as a member's start takes it). */
-const draftOf = (formId: number) =>
+/** A member's new draft of the form (its snapshot as a member's start takes it); carol's by default. */
+const draftOf = (formId: number, userId = carol.userId) =>
   Effect.gen(function*() {
     const form = yield* (yield* FormsRepo).find({ botId: BOT1_ID, serverId: S1_ID }, formId)
     return yield* (yield* SubmissionsRepo).startDraft({
       id: randomBytes(16).toString("base64url"),
       workflowId: formId,
-      userId: carol.userId,
+      userId,
       snapshot: Option.getOrThrow(form),
       answers: {},
       page: 0,
@@ -101,36 +101,46 @@ for (const kind of dbKinds) {
           assert.deepStrictEqual(yield* written(formId, again.id), { submissions: 1, drafts: 1, effects: 1, entries: 1 })
         }))
 
-      it.effect("a submission stored without its job (its process died): the sweep queues it after a minute, posted once", () =>
+      it.effect("submissions stored without their job (their process died): the sweep queues them after a minute, page by page, each posted once", () =>
         Effect.gen(function*() {
           yield* waitForKeys(signer)
           const formId = yield* createForm({ title: "Swept", steps: twoSteps })
           const repo = yield* SubmissionsRepo
           const sql = yield* SqlClient.SqlClient
-          const draft = yield* draftOf(formId)
-          const id = (yield* repo.submit({ draft, botId: BOT1_ID, serverId: S1_ID, userName: "carol", userAvatar: null, answers: { a: "1" } }, entryOf(formId)))!
+          const orphan = (userId: string) =>
+            Effect.flatMap(draftOf(formId, userId), (draft) =>
+              Effect.map(repo.submit({ draft, botId: BOT1_ID, serverId: S1_ID, userName: userId, userAvatar: null, answers: { a: "1" } }, entryOf(formId)), (id) => id!))
+          const [first, second] = [yield* orphan(carol.userId), yield* orphan(bob.userId)]
           const jobs = yield* makeSubmissionJobs
           // Under a minute old: its job may still be on its way; the sweep leaves it.
-          assert.notInclude(yield* repo.unqueuedReviews(SWEEP_AFTER_SECONDS, 500), id)
-          yield* jobs.sweep
+          assert.deepStrictEqual(yield* repo.unqueuedReviews(SWEEP_AFTER_SECONDS, 500, "0"), [])
+          yield* jobs.sweep(1)
           const posts = yield* callsTo(POSTS)
-          yield* sql`UPDATE submission_effects SET updated_at = now() - interval '2 minutes' WHERE submission_id = ${id}`
-          assert.include(yield* repo.unqueuedReviews(SWEEP_AFTER_SECONDS, 500), id)
-          yield* jobs.sweep
-          const message = yield* reviewMessage(id)
-          const settled = yield* eventuallyEffect(Effect.map(repo.get(id), (s) => {
-            const e = s?.effects.find((x) => x.kind === "review_message")
-            return e?.state === "done" ? e : undefined
-          }))
-          assert.strictEqual(settled.message_id, message.id)
-          assert.notInclude(yield* repo.unqueuedReviews(SWEEP_AFTER_SECONDS, 500), id)
-          // Swept again (its job done): nothing more is posted.
-          yield* jobs.sweep
+          yield* sql`UPDATE submission_effects SET updated_at = now() - interval '2 minutes' WHERE submission_id IN (${first}, ${second})`
+          // Pages by submission id.
+          assert.deepStrictEqual(yield* repo.unqueuedReviews(SWEEP_AFTER_SECONDS, 1, "0"), [first])
+          assert.deepStrictEqual(yield* repo.unqueuedReviews(SWEEP_AFTER_SECONDS, 1, first), [second])
+          assert.deepStrictEqual(yield* repo.unqueuedReviews(SWEEP_AFTER_SECONDS, 1, second), [])
+          // One a page: both are queued.
+          yield* jobs.sweep(1)
+          for (const id of [first, second]) {
+            const message = yield* reviewMessage(id)
+            const settled = yield* eventuallyEffect(Effect.map(repo.get(id), (s) => {
+              const e = s?.effects.find((x) => x.kind === "review_message")
+              return e?.state === "done" ? e : undefined
+            }))
+            assert.strictEqual(settled.message_id, message.id)
+          }
+          assert.deepStrictEqual(yield* repo.unqueuedReviews(SWEEP_AFTER_SECONDS, 500, "0"), [])
+          // Swept again (their jobs done): nothing more is posted.
+          yield* jobs.sweep()
           yield* Effect.sleep("300 millis")
-          assert.strictEqual(yield* callsTo(POSTS), posts + 1)
-          const ofSubmission = (yield* messages(`messages?channel_id=${REVIEW_CHANNEL}`))
-            .filter((m) => JSON.stringify(m.body.embeds ?? []).includes(`Submission ${id}`))
-          assert.strictEqual(ofSubmission.length, 1)
+          assert.strictEqual(yield* callsTo(POSTS), posts + 2)
+          for (const id of [first, second]) {
+            const ofSubmission = (yield* messages(`messages?channel_id=${REVIEW_CHANNEL}`))
+              .filter((m) => JSON.stringify(m.body.embeds ?? []).includes(`Submission ${id}`))
+            assert.strictEqual(ofSubmission.length, 1)
+          }
         }))
     }
   )

@@ -24,6 +24,8 @@ export const ReviewQueue = JobQueue("submission-review", Job, options)
 export const SweepQueue = JobQueue("submission-sweep", Schema.Struct({}), { policy: "short", retryLimit: 0, expireIn: "5 minutes", deleteAfter: "1 day" })
 /** How long a stored review message may wait for its job before the sweep queues it. */
 export const SWEEP_AFTER_SECONDS = 60
+/** Review messages the sweep reads at a time. */
+export const SWEEP_PAGE = 200
 export const DmQueue = JobQueue("submission-dm", Job, options)
 export const EditQueue = JobQueue("submission-edit", Job, options)
 
@@ -120,18 +122,25 @@ export const makeSubmissionJobs = Effect.gen(function*() {
     })
 
   /**
-   * Queues the review job of every review message pending for over a minute. One whose job exists
-   * (waiting, retrying, or failed and kept) is left alone: the job id is the submission's.
+   * Queues the review job of every review message pending for over a minute, in pages by submission
+   * (those whose job still retries through an outage do not hide the ones after them). One whose job
+   * exists (waiting, retrying, or failed and kept) is left alone: the job id is the submission's.
    */
-  const sweep = Effect.gen(function*() {
-    const ids = yield* repo.unqueuedReviews(SWEEP_AFTER_SECONDS, 500)
+  const sweep = (page = SWEEP_PAGE) => Effect.gen(function*() {
     let queued = 0
-    for (const id of ids) {
-      const sent = yield* engine.send(ReviewQueue, { submission_id: id }, { id: jobId("review", id) })
-      if (sent._tag === "Some") queued++
+    let after = "0"
+    for (;;) {
+      const ids = yield* repo.unqueuedReviews(SWEEP_AFTER_SECONDS, page, after)
+      for (const id of ids) {
+        const sent = yield* engine.send(ReviewQueue, { submission_id: id }, { id: jobId("review", id) })
+        // Stryker disable next-line all: the count is only logged
+        if (sent._tag === "Some") queued++
+      }
+      if (ids.length < page) break
+      after = ids[ids.length - 1]!
     }
+    // Stryker disable next-line all: log only
     if (queued > 0) yield* Effect.logWarning("queued review messages a process had stored without their job", { queued })
-    return queued
   })
 
   return { postReview, sendDm, editReview, sweep }
@@ -154,7 +163,7 @@ export const SubmissionWorker = Layer.effectDiscard(Effect.gen(function*() {
     batchSize: 5,
     pollingInterval: "0.5 seconds"
   })
-  yield* engine.work(SweepQueue, () => run.sweep.pipe(logFailure("the sweep of unqueued review messages")))
+  yield* engine.work(SweepQueue, () => run.sweep().pipe(logFailure("the sweep of unqueued review messages")))
   yield* engine.schedule(SweepQueue, "* * * * *", {}, { key: "submissions" })
   yield* engine.work(DmQueue, ({ submission_id }) => run.sendDm(submission_id).pipe(logFailure(`the direct message of submission ${submission_id}`)), {
     batchSize: 5,

@@ -224,10 +224,11 @@ export const SubmissionsRepoSql = Layer.effect(SubmissionsRepo, Effect.gen(funct
           RETURNING 1 AS stored`
         return stored.length === 0 ? undefined : id
       }).pipe(db),
-    unqueuedReviews: (olderThanSeconds, limit) =>
+    unqueuedReviews: (olderThanSeconds, limit, after) =>
       sql<{ id: string }>`SELECT submission_id::text AS id FROM submission_effects
-        WHERE state = 'pending' AND kind = 'review_message' AND updated_at < now() - make_interval(secs => ${olderThanSeconds})
-        ORDER BY updated_at LIMIT ${limit}`.pipe(Effect.map((rows) => rows.map((r) => r.id)), db),
+        WHERE state = 'pending' AND kind = 'review_message' AND submission_id > ${after}::int8
+          AND updated_at < now() - make_interval(secs => ${olderThanSeconds})
+        ORDER BY submission_id LIMIT ${limit}`.pipe(Effect.map((rows) => rows.map((r) => r.id)), db),
     get: (id) => get(id).pipe(db),
     list: (workflowId, { limit, offset, status }) =>
       Effect.gen(function*() {

@@ -137,8 +137,11 @@ export class SubmissionsRepo extends Context.Service<SubmissionsRepo, {
    * queues the review job after it; `unqueuedReviews` finds the ones a dead process never queued.
    */
   readonly submit: (submission: NewSubmission, audit: (id: string) => AuditEntryInput) => Effect.Effect<string | undefined, ServiceUnavailable>
-  /** Submissions whose review message has been pending for over `olderThanSeconds`, oldest first, at most `limit`. */
-  readonly unqueuedReviews: (olderThanSeconds: number, limit: number) => Effect.Effect<ReadonlyArray<string>, ServiceUnavailable>
+  /**
+   * Submissions whose review message has been pending for over `olderThanSeconds`: at most `limit`,
+   * by id, after the id `after` (a page; "0" for the first).
+   */
+  readonly unqueuedReviews: (olderThanSeconds: number, limit: number, after: string) => Effect.Effect<ReadonlyArray<string>, ServiceUnavailable>
   readonly get: (id: string) => Effect.Effect<Submission | undefined, ServiceUnavailable>
   readonly list: (workflowId: number, options: { readonly status?: SubmissionStatus; readonly offset: number; readonly limit: number }) => Effect.Effect<{ readonly total: number; readonly submissions: ReadonlyArray<Submission> }, ServiceUnavailable>
   /**
