@@ -58,6 +58,8 @@ export const targets = {
   // When sources are polled: a first poll once, a refresh always, the keyed "now" poll and its re-read.
   // What an accepted submission shares (#33): a Private answer in no summary and on no card rides on it.
   "src/services/submissions/Share.ts": ["test/submissions/Share.test.ts", "test/submissions/SharePrivacy.test.ts"],
+  // The sweep that queues a review message whose job never came (a submission is never left unposted).
+  "src/layers/submissions/SubmissionJobs.ts:125-144": ["test/submissions/SubmitStatement.test.ts"],
   "src/services/delivery/DeliveryScheduling.ts": ["test/delivery/Scheduling.test.ts", "test/delivery/StartAfterOutage.test.ts", "test/delivery/PollNow.test.ts", "test/delivery/PollNowRace.test.ts", "test/delivery/PollSlot.test.ts", "test/delivery/DeliverySteps.test.ts", "test/delivery/DeliveryWorkers.test.ts"]
 }
 

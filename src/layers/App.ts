@@ -159,8 +159,8 @@ export const liveCapabilities = (
     instanceName: config.role,
     superviseInterval: `${config.jobUpkeepIntervalSeconds ?? 60} seconds`,
     ...jobOptions,
-    // Sent inside the transaction that stores a submission, where no queue can be declared: declared at
-    // start, in every role (an API-only process runs no worker that would declare them).
+    // Sent by API processes too, which run no worker that would declare them, and some inside a
+    // review's transaction, where no queue can be declared: declared at start, in every role.
     queues: [ReviewQueue, DmQueue, EditQueue, ShareQueue, VotesQueue, ...(jobOptions?.queues ?? [])]
   }).pipe(Layer.provide(db))
   const readiness = ReadinessWithJobs.pipe(Layer.provide(ReadinessSql), Layer.provide(jobs), Layer.provide(db))

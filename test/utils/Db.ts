@@ -26,8 +26,7 @@ const postgresSchema = Layer.unwrap(Effect.gen(function*() {
   const admin = yield* PgClient.make({ url: Redacted.make(url), maxConnections: 1 })
   yield* admin.unsafe(`CREATE SCHEMA ${schema}`)
   yield* Effect.addFinalizer(() => admin.unsafe(`DROP SCHEMA ${schema} CASCADE`).pipe(Effect.ignore))
-  // Pipelined as the gateway runs PostgreSQL (layers/infra/Database.ts).
-  return PgClient.layer({ url: Redacted.make(url), maxConnections: 5, multiplex: true, startupOptions: `-c search_path=${schema}` })
+  return PgClient.layer({ url: Redacted.make(url), maxConnections: 5, startupOptions: `-c search_path=${schema}` })
 })).pipe(Layer.provide(Reactivity.layer))
 
 const useTemplates = process.env.TEST_PGLITE_TEMPLATE !== "0"

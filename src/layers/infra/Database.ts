@@ -20,26 +20,20 @@ export interface DatabaseOptions {
   readonly embeddedTemplate?: string | undefined
 }
 
-/**
- * `multiplex` (PostgreSQL only): statements outside transactions from many fibers share a pooled
- * connection, pipelined into one write each, each in its own implicit transaction (its own Sync);
- * transactions still hold a connection of their own. Bench S11: a page's statement no longer waits
- * for a free connection, and a burst of them costs one write, not one each.
- */
-const pg = (url: Redacted.Redacted<string>, maxConnections: number, applicationName: string | undefined, multiplex: boolean) =>
-  PgClient.layer({ url: Redacted.make(Redacted.value(url)), maxConnections, connectTimeout: "5 seconds", applicationName, multiplex })
+const pg = (url: Redacted.Redacted<string>, maxConnections: number, applicationName: string | undefined) =>
+  PgClient.layer({ url: Redacted.make(Redacted.value(url)), maxConnections, connectTimeout: "5 seconds", applicationName })
 
 /** The SqlClient, migrated. */
 export const DatabaseLive = (
   options: DatabaseOptions
 ): Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, SqlError | Error> => {
   const client = options.url !== undefined
-    ? pg(options.url, options.maxConnections ?? 10, options.applicationName, true)
+    ? pg(options.url, options.maxConnections ?? 10, options.applicationName)
     : Layer.unwrap(Effect.gen(function*() {
       const { bundledTemplate, embeddedPostgres } = yield* Effect.promise(() => import("./Embedded.ts"))
       // A new folder starts from the build's migrated copy (dist/pglite-migrated/) when there is one.
       const url = yield* embeddedPostgres(options.dataDir, { template: options.embeddedTemplate ?? bundledTemplate })
-      return pg(url, 1, options.applicationName, false)
+      return pg(url, 1, options.applicationName)
     }))
   return MigrationsLayer.pipe(Layer.provideMerge(client))
 }
