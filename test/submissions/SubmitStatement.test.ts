@@ -10,7 +10,9 @@ import { Effect, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { BOT1_ID, S1_ID } from "../../src/sandbox/seed/Ids.ts"
-import { makeSubmissionJobs, SWEEP_AFTER_SECONDS } from "../../src/layers/submissions/SubmissionJobs.ts"
+import { jobId, makeSubmissionJobs, ReviewQueue, SWEEP_AFTER_SECONDS } from "../../src/layers/submissions/SubmissionJobs.ts"
+import { JobEngine } from "../../src/services/jobs/JobEngine.ts"
+import type { JobQueue } from "../../src/services/jobs/JobEngine.ts"
 import { FormsRepo } from "../../src/services/forms/FormsRepo.ts"
 import { SubmissionsRepo } from "../../src/services/submissions/SubmissionsRepo.ts"
 import { dbKinds } from "../utils/Db.ts"
@@ -121,8 +123,12 @@ for (const kind of dbKinds) {
           assert.deepStrictEqual(yield* repo.unqueuedReviews(SWEEP_AFTER_SECONDS, 1, "0"), [first])
           assert.deepStrictEqual(yield* repo.unqueuedReviews(SWEEP_AFTER_SECONDS, 1, first), [second])
           assert.deepStrictEqual(yield* repo.unqueuedReviews(SWEEP_AFTER_SECONDS, 1, second), [])
-          // One a page: both are queued.
+          // One a page: both are queued, each under its submission's job id (a job that exists is not queued twice).
           yield* jobs.sweep(1)
+          const engine = yield* JobEngine
+          for (const id of [first, second]) {
+            assert.isTrue(Option.isSome(yield* engine.job(ReviewQueue as JobQueue<unknown>, jobId("review", id))), `the review job of ${id}`)
+          }
           for (const id of [first, second]) {
             const message = yield* reviewMessage(id)
             const settled = yield* eventuallyEffect(Effect.map(repo.get(id), (s) => {
