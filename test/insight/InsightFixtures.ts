@@ -10,6 +10,7 @@ import { deliveryDefaults } from "../../src/layers/config/AppConfig.ts"
 import { ALICE_ID, BOT2_ID, S1_ID } from "../../src/sandbox/Seed.ts"
 import type { DbKind } from "../utils/Db.ts"
 import { json, raw, TestApp, tokenOf } from "../utils/TestApp.ts"
+import { eventually } from "../utils/Eventually.ts"
 
 export const appLayer = (db: DbKind) =>
   TestApp.layer({
@@ -69,18 +70,7 @@ export const createFeed = (m: string, body: Record<string, unknown>) =>
     return r.body as { readonly id: string }
   })
 
-/** Polls `f` every 250 ms until `done` holds; fails after `ms` with the last value. */
-export const eventually = <A, E, R>(f: Effect.Effect<A, E, R>, done: (a: A) => boolean, label: string, ms = 30_000) =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + ms
-    let last = yield* f
-    while (!done(last)) {
-      if (Date.now() > deadline) assert.fail(`${label}: not reached after ${ms} ms: ${JSON.stringify(last)}`)
-      yield* Effect.sleep("250 millis")
-      last = yield* f
-    }
-    return last
-  })
+export { eventually }
 
 /**
  * The feed's first poll (the baseline) is done; then one more second (feed dates have whole

@@ -18,6 +18,7 @@ import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import type { AuditLogPage, EventType } from "../../domain/audit/AuditLog.ts"
 import { AuditLog } from "../../services/audit/AuditLog.ts"
+import type { AuditEntryInput } from "../../services/audit/AuditLog.ts"
 import { type ParsedAuditQuery, pageMax, parseAuditQuery, toWire } from "../../services/audit/AuditQuery.ts"
 import { auditStoreToken } from "./AuditStoreToken.ts"
 import { sqlFailure } from "../infra/SqlFailure.ts"
@@ -44,6 +45,15 @@ interface PageRow extends Omit<Row, "id"> {
 // An entry describes data the database already accepted, and query parameters are checked against
 // fixed lists first: a value refused here would be our bug, not the client's.
 const db = sqlFailure("The audit log")
+
+/** An entry's columns, for `append` and for writers that add entries in their own statements (SubmissionsRepoSql). */
+export const entryColumns = (sql: SqlClient.SqlClient) =>
+  sql`(bot_id, server_id, user_id, user_name, user_avatar, module_name, item_identifier, event_type, event_string)`
+
+/** An entry's values, in `entryColumns`' order. */
+export const entryValues = (sql: SqlClient.SqlClient, entry: AuditEntryInput) =>
+  sql`${entry.botId}, ${entry.serverId}, ${entry.actor.userId}, ${entry.actor.userName}, ${entry.actor.avatar},
+    ${entry.module}, ${entry.itemIdentifier}, ${entry.eventType}, ${entry.eventString}`
 
 export const AuditLogSql = Layer.effect(
   AuditLog,
@@ -98,10 +108,7 @@ export const AuditLogSql = Layer.effect(
       // Writers on this client (FormsRepoSql) add their entries in their own statements.
       store: auditStoreToken(sql),
       append: (entry) =>
-        sql`INSERT INTO audit_entries
-            (bot_id, server_id, user_id, user_name, user_avatar, module_name, item_identifier, event_type, event_string)
-          VALUES (${entry.botId}, ${entry.serverId}, ${entry.actor.userId}, ${entry.actor.userName}, ${entry.actor.avatar},
-            ${entry.module}, ${entry.itemIdentifier}, ${entry.eventType}, ${entry.eventString})`.pipe(
+        sql`INSERT INTO audit_entries ${entryColumns(sql)} VALUES (${entryValues(sql, entry)})`.pipe(
           Effect.asVoid,
           db,
           Effect.withSpan("AuditLog.append")

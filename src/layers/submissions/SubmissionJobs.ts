@@ -3,8 +3,8 @@
  * channel, and the member's direct message once reviewed. Each is recorded (`submission_effects`)
  * with what it belongs to, and its job id is derived from the submission, so it is queued once. The
  * review job is queued right after the submission's statement (FormFilling.ts); a process that died
- * in between leaves a pending review message that the minute's sweep queues. A job that runs again (its worker killed after the platform answered) finds the effect done,
- * or posts with the same `nonce` (`enforce_nonce`: the platform answers with the first message):
+ * in between leaves a pending review message that the minute's sweep queues. A job that runs again
+ * (its worker killed after the platform answered) finds the effect done, or posts with the same `nonce` (`enforce_nonce`: the platform answers with the first message):
  * the message is posted once. A refusal that will not heal (a channel's 403/404) is kept on the
  * effect with its reason; closed DMs (50007) are `dm: "closed"`, not a failure.
  */
@@ -20,14 +20,14 @@ const Job = Schema.Struct({ submission_id: Schema.String })
 const options = { policy: "standard", retryLimit: 6, retryDelay: "5 seconds", retryBackoff: true, retryDelayMax: "5 minutes", expireIn: "2 minutes", heartbeat: "10 seconds", deleteAfter: "1 day" } as const
 
 export const ReviewQueue = JobQueue("submission-review", Job, options)
+export const DmQueue = JobQueue("submission-dm", Job, options)
+export const EditQueue = JobQueue("submission-edit", Job, options)
 /** Every minute: the review messages a process stored but died before queuing (FormFilling.ts). */
 export const SweepQueue = JobQueue("submission-sweep", Schema.Struct({}), { policy: "short", retryLimit: 0, expireIn: "5 minutes", deleteAfter: "1 day" })
 /** How long a stored review message may wait for its job before the sweep queues it. */
 export const SWEEP_AFTER_SECONDS = 60
 /** Review messages the sweep reads at a time. */
 export const SWEEP_PAGE = 200
-export const DmQueue = JobQueue("submission-dm", Job, options)
-export const EditQueue = JobQueue("submission-edit", Job, options)
 
 /** The job id of a submission's effect: one job per (effect, submission), whoever sends it. */
 export const jobId = (kind: "review" | "dm" | "edit", submissionId: string) =>

@@ -11,6 +11,7 @@ import type { StoredForm } from "../../domain/forms/Form.ts"
 import { Cipher } from "../../services/infra/Cipher.ts"
 import { REPLAYED, SubmissionsRepo } from "../../services/submissions/SubmissionsRepo.ts"
 import type { Answers, Draft, FormState, LiveForm, OpenedDraft, OpenedForm, Replayed, Submission, SubmissionEffect } from "../../services/submissions/SubmissionsRepo.ts"
+import { entryColumns, entryValues } from "../audit/AuditLogSql.ts"
 import { toStored } from "../forms/FormRows.ts"
 import type { FormRow } from "../forms/FormRows.ts"
 import { sqlFailure } from "../infra/SqlFailure.ts"
@@ -204,7 +205,6 @@ export const SubmissionsRepoSql = Layer.effect(SubmissionsRepo, Effect.gen(funct
         const [head] = yield* sql<{ id: string }>`SELECT nextval('form_submissions_id_seq')::text AS id`
         const id = head!.id
         const answers = yield* seal(JSON.stringify(s.answers), `submission:${id}`)
-        const entry = audit(id)
         // One statement, committed durably on its own: the submission (none when the member has one
         // pending: the partial unique index), the draft's end, the pending review message and the
         // audit entry. The entry's trigger locks its server's month counter row until the commit,
@@ -218,9 +218,7 @@ export const SubmissionsRepoSql = Layer.effect(SubmissionsRepo, Effect.gen(funct
           ), ended AS (DELETE FROM form_drafts WHERE id = ${s.draft.id} AND EXISTS (SELECT 1 FROM submission)),
           effect AS (INSERT INTO submission_effects (submission_id, kind, channel_id)
             SELECT id, 'review_message', ${s.draft.snapshot.channel_id} FROM submission)
-          INSERT INTO audit_entries (bot_id, server_id, user_id, user_name, user_avatar, module_name, item_identifier, event_type, event_string)
-          SELECT ${entry.botId}, ${entry.serverId}, ${entry.actor.userId}, ${entry.actor.userName}, ${entry.actor.avatar},
-            ${entry.module}, ${entry.itemIdentifier}, ${entry.eventType}, ${entry.eventString} FROM submission
+          INSERT INTO audit_entries ${entryColumns(sql)} SELECT ${entryValues(sql, audit(id))} FROM submission
           RETURNING 1 AS stored`
         return stored.length === 0 ? undefined : id
       }).pipe(db),
