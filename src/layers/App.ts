@@ -66,6 +66,7 @@ import { DeliveryEngineLive, DeliveryWorkerLive } from "./delivery/DeliveryJobs.
 import { DatabaseLive } from "./infra/Database.ts"
 import { pushLayers, PushRoutes, PushWorker } from "./push/PushLive.ts"
 import { ChatPlatformDiscord } from "./platform/discord/ChatPlatformDiscord.ts"
+import { DiscordGlobalBudget } from "./platform/discord/DiscordGlobalBudget.ts"
 import { InteractionsRoute } from "../http/submissions/InteractionsRoute.ts"
 import { SubmissionsSettings } from "../services/submissions/SubmissionsSettings.ts"
 import { BotApplicationsSql } from "./submissions/BotApplicationsSql.ts"
@@ -102,10 +103,11 @@ const counters = (config: AppConfigShape, mode: Mode) =>
       // however the connection ended, and its own error lines count towards one outage (infra/RedisClient.ts).
       const redis = RedisClientLive(config.redisUrl)
       const store = RateLimiter.layerStoreRedis({ prefix }).pipe(Layer.provide(redis))
+      const globalBudget = DiscordGlobalBudget.layerRedis({ prefix }).pipe(Layer.provide(redis))
       return {
         // What an instance counted in memory during an outage goes into Redis when it is back.
         limiter: Layer.merge(RateLimiter.layer.pipe(Layer.provide(store)), RateLimitCarryRedis(prefix).pipe(Layer.provide(redis))),
-        chat: ChatPlatformDiscord.layerWithStore(platformOptions(config, mode)).pipe(Layer.provide(store))
+        chat: ChatPlatformDiscord.layerWithStore(platformOptions(config, mode)).pipe(Layer.provide([store, globalBudget]))
       }
     })()
 

@@ -7,9 +7,10 @@
  * server's call counts: no timing assertions. Shared setup: RateLimitFixtures.ts.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Context, Effect, Fiber, Layer, Redacted } from "effect"
+import { Clock, Context, Effect, Fiber, Layer, Redacted } from "effect"
 import { RateLimiter } from "effect/persistence"
 import { TestClock } from "effect/testing"
+import { DiscordGlobalBudget } from "../../src/layers/platform/discord/DiscordGlobalBudget.ts"
 import { DiscordRateLimits } from "../../src/layers/platform/discord/DiscordRateLimits.ts"
 import { SandboxServer } from "../../src/sandbox/Sandbox.ts"
 import { SEED } from "../../src/sandbox/Seed.ts"
@@ -174,7 +175,7 @@ describe("global limit and invalid-request budget on the test clock", () => {
       assert.strictEqual(sent, 3750)
     }))
 
-  it.effect("the global budget by default: a burst of 10, then about 33 a second", () =>
+  it.effect("the global budget by default: 50 at once, then the next 50 1.2 s after them (never over 50 in any 1.2 s)", () =>
     Effect.gen(function*() {
       const limiter = yield* limits()
       let sent = 0
@@ -183,17 +184,38 @@ describe("global limit and invalid-request budget on the test clock", () => {
         return answer(200)
       })
       const fibers = yield* Effect.forEach(
-        Array.from({ length: 60 }, (_, i) => i),
+        Array.from({ length: 110 }, (_, i) => i),
         (i) => Effect.forkChild(limiter.run({ ...target, major: String(i) }, send, 1_000_000)),
         { concurrency: 1 }
       )
       yield* Effect.yieldNow
-      assert.strictEqual(sent, 10)
-      yield* TestClock.adjust("1200 millis")
       assert.strictEqual(sent, 50)
+      yield* TestClock.adjust("1199 millis")
+      assert.strictEqual(sent, 50)
+      yield* TestClock.adjust("1 millis")
+      assert.strictEqual(sent, 100)
+      // Two sends later: the 51st's slot is 1.2 s after the first's, not after the 50th's.
       yield* TestClock.adjust("1200 millis")
       yield* Effect.forEach(fibers, Fiber.join, { discard: true })
-      assert.strictEqual(sent, 60)
+      assert.strictEqual(sent, 110)
+    }))
+
+  it.effect("a send waits only for the sends of the last 1.2 s, however many went before", () =>
+    Effect.gen(function*() {
+      const limiter = yield* limits({ globalPerSecond: 2 })
+      const at: Array<number> = []
+      const send = Effect.map(Clock.currentTimeMillis, (now) => (at.push(now), answer(200)))
+      const start = yield* Clock.currentTimeMillis
+      const go = (major: string) => Effect.forkChild(limiter.run({ ...target, major }, send, 1_000_000))
+      // Two at once, the third 1.2 s after the first.
+      const early = yield* Effect.forEach(["1", "2", "3"], go)
+      yield* TestClock.adjust("3 seconds")
+      yield* Effect.forEach(early, Fiber.join, { discard: true })
+      // At 3 s only the third is within the last 1.2 s: two go at once, the next 1.2 s after them.
+      const late = yield* Effect.forEach(["4", "5", "6"], go)
+      yield* TestClock.adjust("1200 millis")
+      yield* Effect.forEach(late, Fiber.join, { discard: true })
+      assert.deepStrictEqual(at.map((t) => t - start), [0, 0, 1200, 3000, 3000, 4200])
     }))
 
   it.effect("two tokens have their own global budget", () =>
@@ -202,19 +224,19 @@ describe("global limit and invalid-request budget on the test clock", () => {
       const sent: Array<string> = []
       const send = (who: string) => Effect.sync(() => (sent.push(who), answer(200)))
       for (const who of ["bot:a", "bot:b"]) {
-        for (let i = 0; i < 12; i++) {
+        for (let i = 0; i < 30; i++) {
           yield* Effect.forkChild(limiter.run({ identity: who, route: "GET /x", major: String(i) }, send(who), 1_000_000))
         }
       }
       yield* Effect.yieldNow
-      assert.deepStrictEqual([sent.filter((w) => w === "bot:a").length, sent.filter((w) => w === "bot:b").length], [10, 10])
+      assert.deepStrictEqual([sent.filter((w) => w === "bot:a").length, sent.filter((w) => w === "bot:b").length], [30, 30])
     }))
 
   it.effect("the default key prefix is discord: (instances sharing a store share the invalid budget)", () =>
     Effect.gen(function*() {
       const store = yield* Layer.build(RateLimiter.layerStoreMemory)
       const on = (options: Parameters<typeof DiscordRateLimits.layer>[0]) =>
-        Layer.build(DiscordRateLimits.layer(options).pipe(Layer.provide(Layer.succeedContext(store))))
+        Layer.build(DiscordRateLimits.layer(options).pipe(Layer.provide([Layer.succeedContext(store), DiscordGlobalBudget.layerMemory])))
           .pipe(Effect.map((context) => Context.get(context, DiscordRateLimits)))
       const one = yield* on({ invalidRequestLimit: 2 })
       const two = yield* on({ invalidRequestLimit: 2, keyPrefix: "discord:" })

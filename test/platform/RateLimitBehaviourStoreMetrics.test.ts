@@ -6,6 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer, Metric, Redacted } from "effect"
 import { RateLimiter } from "effect/persistence"
+import { DiscordGlobalBudget } from "../../src/layers/platform/discord/DiscordGlobalBudget.ts"
 import { DiscordRateLimits } from "../../src/layers/platform/discord/DiscordRateLimits.ts"
 import { DependencyHealth, makeDependencyHealth } from "../../src/services/infra/DependencyHealth.ts"
 import { upstreamRateLimited, upstreamRequests } from "../../src/services/infra/Metrics.ts"
@@ -27,7 +28,8 @@ describe("the shared store failing, against a scripted platform", () => {
       const server = yield* fakeDiscord((request) =>
         request.path.startsWith("/users") ? { status: 401, json: { message: "401: Unauthorized", code: 0 } } : { json: guild(request.path.split("/")[2]!) }
       )
-      const platform = yield* fakeClient(server.url, { globalPerSecond: 5, invalidRequestLimit: 2 }, failing)
+      const failingBudget = Layer.succeed(DiscordGlobalBudget, { reserve: () => Effect.fail(down) })
+      const platform = yield* fakeClient(server.url, { globalPerSecond: 5, invalidRequestLimit: 2 }, failing, failingBudget)
       // The global limit (5 per second) still holds over distinct buckets.
       yield* Effect.all(Array.from({ length: 7 }, (_, i) => platform.getGuild(botToken, String(100 + i))), {
         concurrency: "unbounded",
@@ -54,8 +56,11 @@ describe("the shared store and the metrics on the test clock", () => {
         adaptiveConsume: () => Effect.fail(down),
         adaptiveFeedback: () => Effect.fail(down)
       })
+      const flakyBudget = Layer.succeed(DiscordGlobalBudget, {
+        reserve: () => Effect.suspend(() => (up ? Effect.succeed({ waitMs: 0, reserved: true }) : Effect.fail(down)))
+      })
       const health = makeDependencyHealth()
-      const limiter = yield* Layer.build(DiscordRateLimits.layer({ invalidRequestLimit: 2 }).pipe(Layer.provide(flaky)))
+      const limiter = yield* Layer.build(DiscordRateLimits.layer({ invalidRequestLimit: 2 }).pipe(Layer.provide([flaky, flakyBudget])))
         .pipe(Effect.map((context) => Context.get(context, DiscordRateLimits)))
       const run = (status: number) => limiter.run(target, Effect.succeed(answer(status))).pipe(Effect.provideService(DependencyHealth, health))
       yield* run(401)

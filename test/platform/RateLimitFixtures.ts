@@ -9,6 +9,7 @@ import { FetchHttpClient } from "effect/http"
 import { RateLimiter } from "effect/persistence"
 import type { DiscordChatPlatformOptions } from "../../src/layers/platform/discord/ChatPlatformDiscord.ts"
 import { ChatPlatformDiscord } from "../../src/layers/platform/discord/ChatPlatformDiscord.ts"
+import { DiscordGlobalBudget } from "../../src/layers/platform/discord/DiscordGlobalBudget.ts"
 import type { Answer } from "../../src/layers/platform/discord/DiscordRateLimits.ts"
 import { DiscordRateLimits } from "../../src/layers/platform/discord/DiscordRateLimits.ts"
 import { SandboxServer } from "../../src/sandbox/Sandbox.ts"
@@ -21,8 +22,12 @@ export const bot1 = Redacted.make(BOT1_TOKEN)
 export const bot2 = Redacted.make(BOT2_TOKEN)
 export const noCache = { guild: 0, guildList: 0, webhooks: 0, user: 0, me: 0 } as const
 
-export const build = (options: DiscordChatPlatformOptions, store = RateLimiter.layerStoreMemory) =>
-  Layer.build(ChatPlatformDiscord.layerWithStore(options).pipe(Layer.provide(store), Layer.provide(FetchHttpClient.layer)))
+export const build = (
+  options: DiscordChatPlatformOptions,
+  store: Layer.Layer<RateLimiter.RateLimiterStore> = RateLimiter.layerStoreMemory,
+  budget: Layer.Layer<DiscordGlobalBudget> = DiscordGlobalBudget.layerMemory
+) =>
+  Layer.build(ChatPlatformDiscord.layerWithStore(options).pipe(Layer.provide([store, budget]), Layer.provide(FetchHttpClient.layer)))
     .pipe(Effect.map((context) => Context.get(context, ChatPlatform)))
 
 /** `Retry-After` of a 503 (the envelope turns `retry_after` into the header), else undefined. */
@@ -74,8 +79,9 @@ export const guildPath = (id: string) => `/sandbox/discord/api/v10/guilds/${id}`
 export const fakeClient = (
   url: string,
   options: Partial<DiscordChatPlatformOptions> = {},
-  store?: Layer.Layer<RateLimiter.RateLimiterStore>
-) => build({ baseUrl: url, clientId: "1", clientSecret: Redacted.make("s"), cacheTtl: noCache, ...options }, store)
+  store?: Layer.Layer<RateLimiter.RateLimiterStore>,
+  budget?: Layer.Layer<DiscordGlobalBudget>
+) => build({ baseUrl: url, clientId: "1", clientSecret: Redacted.make("s"), cacheTtl: noCache, ...options }, store, budget)
 
 export const guild = (id: string) => ({ id, name: `Guild ${id}`, icon: null, owner_id: "1" })
 export const tooMany = (headers: Record<string, string>, json?: unknown): Reply => ({ status: 429, headers, json })
@@ -85,7 +91,7 @@ export const botToken = Redacted.make("bot-token-rl")
 // The limiter alone, on the test clock: the defaults, where HTTP would be too slow.
 
 export const limits = (options: Parameters<typeof DiscordRateLimits.layer>[0] = {}) =>
-  Layer.build(DiscordRateLimits.layer(options).pipe(Layer.provide(RateLimiter.layerStoreMemory)))
+  Layer.build(DiscordRateLimits.layer(options).pipe(Layer.provide([RateLimiter.layerStoreMemory, DiscordGlobalBudget.layerMemory])))
     .pipe(Effect.map((context) => Context.get(context, DiscordRateLimits)))
 
 export const target = { identity: "bot:x", route: "GET /guilds/:guild", major: "1" }

@@ -8,11 +8,12 @@ import { Context, Effect, Fiber, Layer } from "effect"
 import { RateLimiter } from "effect/persistence"
 import { TestClock } from "effect/testing"
 import type { ServiceUnavailable } from "../../src/domain/infra/Errors.ts"
+import { DiscordGlobalBudget } from "../../src/layers/platform/discord/DiscordGlobalBudget.ts"
 import type { Answer } from "../../src/layers/platform/discord/DiscordRateLimits.ts"
 import { DiscordRateLimits } from "../../src/layers/platform/discord/DiscordRateLimits.ts"
 
 const limits = (options: Parameters<typeof DiscordRateLimits.layer>[0] = {}) =>
-  Layer.build(DiscordRateLimits.layer(options).pipe(Layer.provide(RateLimiter.layerStoreMemory)))
+  Layer.build(DiscordRateLimits.layer(options).pipe(Layer.provide([RateLimiter.layerStoreMemory, DiscordGlobalBudget.layerMemory])))
     .pipe(Effect.map((context) => Context.get(context, DiscordRateLimits)))
 
 const target = { identity: "bot:m", route: "GET /guilds/:guild", major: "1" }
@@ -43,7 +44,7 @@ describe("DiscordRateLimits: what mutation testing found unpinned", () => {
 
   it.effect("the global budget's wait past the deadline answers 503 naming the global limit, without sending", () =>
     Effect.gen(function*() {
-      // One request per second: a burst of one, the next token after 1.2 s.
+      // One request per second: the first at once, the next 1.2 s after it.
       const limiter = yield* limits({ globalPerSecond: 1, waitBudget: "500 millis" })
       let sent = 0
       const ok = Effect.sync(() => (sent++, answer(200)))

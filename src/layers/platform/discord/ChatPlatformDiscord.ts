@@ -11,6 +11,7 @@ import { Effect, Layer } from "effect"
 import type { HttpClient } from "effect/http"
 import { RateLimiter } from "effect/persistence"
 import { ChatPlatform } from "../../../services/platform/ChatPlatform.ts"
+import { DiscordGlobalBudget } from "./DiscordGlobalBudget.ts"
 import type { DiscordCacheOptions } from "./DiscordCache.ts"
 import { withGuildListMemo } from "./DiscordCache.ts"
 import { makeDiscordOAuth } from "./DiscordOAuth.ts"
@@ -45,10 +46,13 @@ const make = Effect.fnUntraced(function*(options: DiscordChatPlatformOptions) {
   })
 })
 
-/** The live layer. Needs an `HttpClient` and a `RateLimiterStore` (shared budget across instances). */
+/**
+ * The live layer. Needs an `HttpClient`, a `RateLimiterStore` (the invalid-request budget) and a
+ * `DiscordGlobalBudget` (the global one): Redis ones share the budgets across instances.
+ */
 export const layerWithStore = (
   options: DiscordChatPlatformOptions
-): Layer.Layer<ChatPlatform, never, HttpClient.HttpClient | RateLimiter.RateLimiterStore> =>
+): Layer.Layer<ChatPlatform, never, HttpClient.HttpClient | RateLimiter.RateLimiterStore | DiscordGlobalBudget> =>
   Layer.effect(ChatPlatform, make(options)).pipe(
     Layer.provide(DiscordRateLimits.layer({
       waitBudget: options.waitBudget,
@@ -60,14 +64,17 @@ export const layerWithStore = (
 
 /** The live layer counting the global budget in this process's memory. */
 export const layer = (options: DiscordChatPlatformOptions): Layer.Layer<ChatPlatform, never, HttpClient.HttpClient> =>
-  layerWithStore(options).pipe(Layer.provide(RateLimiter.layerStoreMemory))
+  layerWithStore(options).pipe(Layer.provide([RateLimiter.layerStoreMemory, DiscordGlobalBudget.layerMemory]))
 
 /** The live layer counting the global budget in Redis, shared by every instance using that Redis. */
 export const layerRedis = (
   options: DiscordChatPlatformOptions & { readonly redisUrl: string }
 ) =>
   layerWithStore(options).pipe(
-    Layer.provide(RateLimiter.layerStoreRedis({ prefix: "gateway:ratelimit:" })),
+    Layer.provide([
+      RateLimiter.layerStoreRedis({ prefix: "gateway:ratelimit:" }),
+      DiscordGlobalBudget.layerRedis({ prefix: "gateway:ratelimit:" })
+    ]),
     Layer.provide(NodeRedis.layer({ url: options.redisUrl }))
   )
 

@@ -75,12 +75,11 @@ export const limitsOf = (options: DiscordRateLimitsOptions) => {
   const prefix = options.keyPrefix ?? "discord:"
   const perSecond = Math.max(1, options.globalPerSecond ?? 50)
   const invalidLimit = Math.max(1, options.invalidRequestLimit ?? 5000)
-  // A token bucket of capacity B refilled by (perSecond - B) per 1.2 s admits at most perSecond in
-  // any 1.2 s: under the limit in every 1 s window even when sends are late by up to 200 ms
-  // (timer lateness, network jitter). Sustained: 10 + 40/1.2 ≈ 43 requests in a second at 50.
-  const burst = Math.max(1, Math.floor(perSecond / 5))
-  const refillPerSecond = Math.max(1, perSecond - burst) / 1.2
-  const burstWindow = Duration.millis((burst / refillPerSecond) * 1000)
+  // At most perSecond sends in any 1.2 s (a sliding log, DiscordGlobalBudget.ts): under the limit in
+  // every 1 s window even when sends are late by up to 200 ms (timer lateness, network jitter), and a
+  // burst of perSecond goes at once.
+  const globalLimit = perSecond
+  const globalWindowMs = 1200
   // A token bucket of capacity L/2 refilled by L/2 per 10 minutes admits at most L in any 10 minutes.
   const invalidBucket = {
     key: `${prefix}invalid`,
@@ -90,7 +89,7 @@ export const limitsOf = (options: DiscordRateLimitsOptions) => {
     limit: Math.max(1, Math.floor(invalidLimit / 2)),
     window: "10 minutes"
   } as const
-  return { budgetMs, prefix, burst, burstWindow, invalidBucket }
+  return { budgetMs, prefix, globalLimit, globalWindowMs, invalidBucket }
 }
 
 // 429s with retry_after 0 must not spin: give up after this many attempts even within the budget.

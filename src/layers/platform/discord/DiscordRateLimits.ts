@@ -1,9 +1,10 @@
 /**
  * Following Discord's rate limits like a well-behaved client: per-route buckets learned from the
  * `X-RateLimit-*` headers (requests to one bucket are sent one after another, and a bucket at
- * remaining 0 waits for its reset instead of drawing a 429), the global per-token budget counted
- * through Effect's `RateLimiter` (memory or Redis store, so several instances share it), 429s waited
- * out within a wait budget, and invalid answers (401/403/429) kept well under 10,000 per 10 minutes.
+ * remaining 0 waits for its reset instead of drawing a 429), the global per-token budget as a sliding
+ * log of send slots (DiscordGlobalBudget.ts: memory or Redis, so several instances share it), 429s
+ * waited out within a wait budget, and invalid answers (401/403/429) kept well under 10,000 per 10
+ * minutes, counted through Effect's `RateLimiter` (memory or Redis store).
  * The stateless arithmetic (429 parsing, budgets) is DiscordRateLimitRules.ts.
  */
 import { Clock, Context, Duration, Effect, Layer, Semaphore } from "effect"
@@ -12,6 +13,7 @@ import type { ServiceUnavailable } from "../../../domain/infra/Errors.ts"
 import { dependencyFailed, dependencySucceeded } from "../../../services/infra/DependencyHealth.ts"
 import { countUpstream } from "../../../services/infra/Metrics.ts"
 import type { Answer, DiscordRateLimitsOptions, RouteTarget } from "./DiscordRateLimitRules.ts"
+import { DiscordGlobalBudget, makeMemory } from "./DiscordGlobalBudget.ts"
 import { limitsOf, maxAttempts, parse429, parseNumber, tooLong } from "./DiscordRateLimitRules.ts"
 
 export type { Answer, DiscordRateLimitsOptions, RouteTarget } from "./DiscordRateLimitRules.ts"
@@ -41,7 +43,10 @@ export class DiscordRateLimits extends Context.Service<DiscordRateLimits, {
   // Stryker disable next-line StringLiteral: the service's key; any unique string serves
   "gateway/DiscordRateLimits"
 ) {
-  /** Needs a `RateLimiterStore`: `RateLimiter.layerStoreMemory`, or `layerStoreRedis` to share the budget. */
+  /**
+   * Needs a `RateLimiterStore` (the invalid-request budget) and a `DiscordGlobalBudget` (the global
+   * one): their memory layers, or their Redis layers to share the budgets between instances.
+   */
   static readonly layer = (options: DiscordRateLimitsOptions = {}) =>
     Layer.effect(DiscordRateLimits, make(options))
 }
@@ -56,6 +61,8 @@ const make = Effect.fnUntraced(function*(options: DiscordRateLimitsOptions) {
   // While the shared store (Redis) is unreachable, this instance counts in its own memory: the limits
   // hold per instance, never none (decisions.md "Rate limits"). The outage is logged once, not per call.
   const fallback = yield* RateLimiter.make.pipe(Effect.provide(RateLimiter.layerStoreMemory))
+  const budget = yield* DiscordGlobalBudget
+  const fallbackBudget = makeMemory()
   const limiter = {
     consume: (options: ConsumeOptions) =>
       shared.consume(options).pipe(
@@ -67,7 +74,7 @@ const make = Effect.fnUntraced(function*(options: DiscordRateLimitsOptions) {
           ))
       )
   }
-  const { budgetMs, burst, burstWindow, invalidBucket, prefix } = limitsOf(options)
+  const { budgetMs, globalLimit, globalWindowMs, invalidBucket, prefix } = limitsOf(options)
 
   /** Route (method + template) → Discord's bucket hash, learned from X-RateLimit-Bucket. */
   const routeHashes = new Map<string, string>()
@@ -131,25 +138,25 @@ const make = Effect.fnUntraced(function*(options: DiscordRateLimitsOptions) {
 
   const recordInvalid = limiter.consume({ ...invalidBucket, tokens: 1 }).pipe(Effect.ignore)
 
+  /** Takes the token's next global slot and waits for it; refuses at once when it lies past the deadline. */
   const consumeGlobal = (identity: string, deadline: number) =>
-    limiter.consume({
-      key: `${prefix}global:${identity}`,
-      // Stryker disable next-line StringLiteral: Effect's RateLimiter takes every algorithm but "fixed-window" as the token bucket, "" included
-      algorithm: "token-bucket",
-      onExceeded: "delay",
-      limit: burst,
-      window: burstWindow
-    }).pipe(
-      Effect.matchEffect({
-        // "delay" never fails on an exceeded bucket, and the fallback store never fails.
-        // Stryker disable next-line ArrowFunction: unreachable (see above)
-        onFailure: () => Effect.void,
-        onSuccess: ({ delay }) =>
-          Duration.isZero(delay)
-            ? Effect.void
-            : Effect.flatMap(Clock.currentTimeMillis, (now) => waitUntil(now + Duration.toMillis(delay), deadline, "global limit"))
-      })
-    )
+    Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const key = `${prefix}global:${identity}`
+      const maxWait = Math.max(0, deadline - now)
+      return budget.reserve(key, globalLimit, globalWindowMs, maxWait).pipe(
+        Effect.tap(() => dependencySucceeded(STORE)),
+        // The store fails only when it is unreachable (its one reason is RateLimitStoreError).
+        Effect.catchTag("RateLimiterError", (error) =>
+          // Stryker disable next-line ObjectLiteral,StringLiteral: log annotations only
+          dependencyFailed(STORE, { store: "chat platform rate limits", detail: error.reason.message }).pipe(
+            Effect.andThen(fallbackBudget.reserve(key, globalLimit, globalWindowMs, maxWait))
+          )),
+        Effect.flatMap(({ reserved, waitMs }) => {
+          if (!reserved) return Effect.fail(tooLong("global limit", waitMs))
+          return waitMs > 0 ? Effect.sleep(Duration.millis(waitMs)) : Effect.void
+        })
+      )
+    })
 
   /** Takes the bucket's lock, waiting no longer than the deadline. */
   const withBucket = <A, E>(bucket: Bucket, deadline: number, effect: Effect.Effect<A, E>) =>
