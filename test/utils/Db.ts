@@ -12,6 +12,7 @@ import type { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { embeddedPostgres } from "../../src/layers/infra/Embedded.ts"
 import { MigrationsLayer } from "../../src/layers/migrations/Migrations.ts"
+import { InteractionsSqlLive } from "../../src/layers/infra/InteractionsSql.ts"
 import { template } from "./PgliteTemplate.ts"
 import type { TemplateKind } from "./PgliteTemplate.ts"
 
@@ -26,7 +27,12 @@ const postgresSchema = Layer.unwrap(Effect.gen(function*() {
   const admin = yield* PgClient.make({ url: Redacted.make(url), maxConnections: 1 })
   yield* admin.unsafe(`CREATE SCHEMA ${schema}`)
   yield* Effect.addFinalizer(() => admin.unsafe(`DROP SCHEMA ${schema} CASCADE`).pipe(Effect.ignore))
-  return PgClient.layer({ url: Redacted.make(url), maxConnections: 5, startupOptions: `-c search_path=${schema}` })
+  const startupOptions = `-c search_path=${schema}`
+  // The interactions' own pipelined pool too, as the gateway has on PostgreSQL (layers/infra/InteractionsSql.ts).
+  return Layer.merge(
+    PgClient.layer({ url: Redacted.make(url), maxConnections: 5, startupOptions }),
+    InteractionsSqlLive(Redacted.make(url), { startupOptions })
+  )
 })).pipe(Layer.provide(Reactivity.layer))
 
 const useTemplates = process.env.TEST_PGLITE_TEMPLATE !== "0"

@@ -40,6 +40,7 @@ export const requestReferences: ReadonlySet<string> = new Set([
   "gateway/DependencyHealth",
   "gateway/FeedDelivery",
   "gateway/FeedInsight",
+  "gateway/InteractionsSql",
   "gateway/JobDrainTimeout",
   "gateway/RateLimitCarry",
   "gateway/RedisSocketTuning",

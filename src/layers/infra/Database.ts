@@ -8,6 +8,7 @@ import { Effect, Layer, Redacted } from "effect"
 import type { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
 import { MigrationsLayer } from "../migrations/Migrations.ts"
+import { InteractionsSqlLive } from "./InteractionsSql.ts"
 
 export interface DatabaseOptions {
   readonly url: Redacted.Redacted<string> | undefined
@@ -23,12 +24,20 @@ export interface DatabaseOptions {
 const pg = (url: Redacted.Redacted<string>, maxConnections: number, applicationName: string | undefined) =>
   PgClient.layer({ url: Redacted.make(Redacted.value(url)), maxConnections, connectTimeout: "5 seconds", applicationName })
 
-/** The SqlClient, migrated. */
+/**
+ * The SqlClient, migrated; on PostgreSQL also the interactions' own pipelined pool (InteractionsSql.ts,
+ * at most 2 more connections, opened when an interaction first needs one).
+ */
 export const DatabaseLive = (
   options: DatabaseOptions
 ): Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, SqlError | Error> => {
   const client = options.url !== undefined
-    ? pg(options.url, options.maxConnections ?? 10, options.applicationName)
+    ? Layer.merge(
+      pg(options.url, options.maxConnections ?? 10, options.applicationName),
+      InteractionsSqlLive(options.url, {
+        applicationName: options.applicationName === undefined ? undefined : `${options.applicationName}-interactions`
+      })
+    )
     : Layer.unwrap(Effect.gen(function*() {
       const { bundledTemplate, embeddedPostgres } = yield* Effect.promise(() => import("./Embedded.ts"))
       // A new folder starts from the build's migrated copy (dist/pglite-migrated/) when there is one.

@@ -9,6 +9,7 @@
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Statement } from "effect/sql"
+import { interactionsSql } from "../infra/InteractionsSql.ts"
 import { sqlFailure } from "../infra/SqlFailure.ts"
 import { asyncCommit } from "./AsyncCommit.ts"
 
@@ -32,6 +33,7 @@ export const firstSeenColumn = (sql: SqlClient.SqlClient) => sql`(SELECT count(*
 
 export const makeSeenInteractions = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const isql = yield* interactionsSql
   let prunedAt = 0
   const prune = Effect.suspend(() => {
     if (Date.now() - prunedAt < PRUNE_EVERY_MS) return Effect.void
@@ -41,7 +43,7 @@ export const makeSeenInteractions = Effect.gen(function*() {
   return {
     /** True the first time `id` is seen (recorded now), false after. */
     firstSeen: (id: string) =>
-      withSeen<object>(sql, id, sql`SELECT ${firstSeenColumn(sql)}`).pipe(
+      withSeen<object>(isql, id, isql`SELECT ${firstSeenColumn(isql)}`).pipe(
         Effect.map((rows) => rows[0]?.first_seen === 1),
         db
       ),

@@ -14,6 +14,7 @@ import type { Answers, Draft, FormState, LiveForm, OpenedDraft, OpenedForm, Repl
 import { entryColumns, entryValues } from "../audit/AuditLogSql.ts"
 import { toStored } from "../forms/FormRows.ts"
 import type { FormRow } from "../forms/FormRows.ts"
+import { interactionsSql } from "../infra/InteractionsSql.ts"
 import { sqlFailure } from "../infra/SqlFailure.ts"
 import { asyncCommit } from "./AsyncCommit.ts"
 import { firstSeenColumn, withSeen } from "./SeenInteractionsSql.ts"
@@ -66,6 +67,8 @@ const parseAnswers = (json: string): Answers => {
 
 export const SubmissionsRepoSql = Layer.effect(SubmissionsRepo, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  // A member's pages (`open*`, drafts, submit): the interactions' own pipelined pool on PostgreSQL.
+  const isql = yield* interactionsSql
   const cipher = yield* Cipher
   const seal = (value: string, aad: string) => cipher.encrypt(Redacted.make(value), aad)
   // A ciphertext that does not open (a key removed from the keyring) is a defect: logged, 500.
@@ -137,7 +140,7 @@ export const SubmissionsRepoSql = Layer.effect(SubmissionsRepo, Effect.gen(funct
         db
       ),
     openDraft: (interactionId, draftId, scope) =>
-      withSeen<MaybeDraftRow & { readonly form_state: FormState }>(sql, interactionId, sql`SELECT ${firstSeenColumn(sql)}, ${draftCols},
+      withSeen<MaybeDraftRow & { readonly form_state: FormState }>(isql, interactionId, isql`SELECT ${firstSeenColumn(isql)}, ${draftCols},
           CASE WHEN f.workflow_id IS NULL THEN 'gone' WHEN f.flags @> '{"workflow_live": true}' THEN 'live' ELSE 'closed' END AS form_state
         FROM (SELECT 1) AS one
         LEFT JOIN form_drafts d ON d.id = ${draftId}
@@ -151,7 +154,7 @@ export const SubmissionsRepoSql = Layer.effect(SubmissionsRepo, Effect.gen(funct
       ),
     openForm: (interactionId, scope, workflowId, userId) =>
       // forms_read (migration 0010) without an audit entry: the form as FormsRepo.find answers it.
-      withSeen<OpenFormRow>(sql, interactionId, sql`SELECT ${firstSeenColumn(sql)}, ${draftCols},
+      withSeen<OpenFormRow>(isql, interactionId, isql`SELECT ${firstSeenColumn(isql)}, ${draftCols},
           f.workflow_id AS form_id, f.title, f.color_hex, f.channel_id, f.fwd_channel_ids, f.role_mentions, f.public_mentions,
           f.flags, f.taskboard_board, f.created_at, f.steps,
           EXISTS (SELECT 1 FROM form_submissions s
@@ -168,7 +171,7 @@ export const SubmissionsRepoSql = Layer.effect(SubmissionsRepo, Effect.gen(funct
         db
       ),
     openList: (interactionId, scope) =>
-      withSeen<{ readonly workflow_id: bigint | number | string | null; readonly title: string | null }>(sql, interactionId, sql`SELECT ${firstSeenColumn(sql)}, f.workflow_id, f.title
+      withSeen<{ readonly workflow_id: bigint | number | string | null; readonly title: string | null }>(isql, interactionId, isql`SELECT ${firstSeenColumn(isql)}, f.workflow_id, f.title
         FROM (SELECT 1) AS one
         LEFT JOIN forms f ON f.bot_id = ${scope.botId} AND f.server_id = ${scope.serverId} AND f.flags @> '{"workflow_live": true}'
         ORDER BY f.workflow_id`).pipe(
@@ -184,9 +187,9 @@ export const SubmissionsRepoSql = Layer.effect(SubmissionsRepo, Effect.gen(funct
         // One statement: the member's previous draft of the form (expired) is replaced, its id with it
         // (its buttons then find nothing). A draft lost in a crash is started again: not worth a wait
         // for the disk.
-        yield* sql`INSERT INTO form_drafts (id, workflow_id, user_id, snapshot, answers_enc, page, expires_at)
+        yield* isql`INSERT INTO form_drafts (id, workflow_id, user_id, snapshot, answers_enc, page, expires_at)
           SELECT ${draft.id}, ${draft.workflowId}, ${draft.userId}, ${JSON.stringify(draft.snapshot)}::jsonb,
-            ${answers}, ${draft.page}, ${draft.expiresAt} FROM ${asyncCommit(sql)}
+            ${answers}, ${draft.page}, ${draft.expiresAt} FROM ${asyncCommit(isql)}
           ON CONFLICT (workflow_id, user_id) DO UPDATE SET id = EXCLUDED.id, snapshot = EXCLUDED.snapshot,
             answers_enc = EXCLUDED.answers_enc, page = EXCLUDED.page, expires_at = EXCLUDED.expires_at, created_at = now()`
         return draft
@@ -194,22 +197,22 @@ export const SubmissionsRepoSql = Layer.effect(SubmissionsRepo, Effect.gen(funct
     saveDraft: (id, answers, page, expiresAt) =>
       Effect.flatMap(seal(JSON.stringify(answers), `draft:${id}`), (enc) =>
         // A page lost in a crash is filled again: committed without waiting for the disk.
-        sql`UPDATE form_drafts SET answers_enc = ${enc}, page = ${page}, expires_at = ${expiresAt} FROM ${asyncCommit(sql)} WHERE id = ${id}`).pipe(
+        isql`UPDATE form_drafts SET answers_enc = ${enc}, page = ${page}, expires_at = ${expiresAt} FROM ${asyncCommit(isql)} WHERE id = ${id}`).pipe(
           Effect.asVoid,
           db
         ),
-    removeDraft: (id) => sql`DELETE FROM form_drafts WHERE id = ${id}`.pipe(Effect.asVoid, db),
+    removeDraft: (id) => isql`DELETE FROM form_drafts WHERE id = ${id}`.pipe(Effect.asVoid, db),
     submit: (s, audit) =>
       Effect.gen(function*() {
         // The id first: the answers are sealed bound to it.
-        const [head] = yield* sql<{ id: string }>`SELECT nextval('form_submissions_id_seq')::text AS id`
+        const [head] = yield* isql<{ id: string }>`SELECT nextval('form_submissions_id_seq')::text AS id`
         const id = head!.id
         const answers = yield* seal(JSON.stringify(s.answers), `submission:${id}`)
         // One statement, committed durably on its own: the submission (none when the member has one
         // pending: the partial unique index), the draft's end, the pending review message and the
         // audit entry. The entry's trigger locks its server's month counter row until the commit,
         // which here follows the statement at once, not a round trip through a busy process later.
-        const stored = yield* sql`WITH submission AS (
+        const stored = yield* isql`WITH submission AS (
             INSERT INTO form_submissions (id, workflow_id, bot_id, server_id, user_id, user_name, user_avatar, snapshot, answers_enc)
             VALUES (${id}, ${s.draft.workflowId}, ${s.botId}, ${s.serverId}, ${s.draft.userId}, ${s.userName}, ${s.userAvatar},
               ${JSON.stringify(s.draft.snapshot)}::jsonb, ${answers})
@@ -218,7 +221,7 @@ export const SubmissionsRepoSql = Layer.effect(SubmissionsRepo, Effect.gen(funct
           ), ended AS (DELETE FROM form_drafts WHERE id = ${s.draft.id} AND EXISTS (SELECT 1 FROM submission)),
           effect AS (INSERT INTO submission_effects (submission_id, kind, channel_id)
             SELECT id, 'review_message', ${s.draft.snapshot.channel_id} FROM submission)
-          INSERT INTO audit_entries ${entryColumns(sql)} SELECT ${entryValues(sql, audit(id))} FROM submission
+          INSERT INTO audit_entries ${entryColumns(isql)} SELECT ${entryValues(isql, audit(id))} FROM submission
           RETURNING 1 AS stored`
         return stored.length === 0 ? undefined : id
       }).pipe(db),
