@@ -33,6 +33,9 @@ export const targets = {
   "src/services/submissions/ReviewRules.ts": ["test/submissions/ReviewRules.test.ts"],
   // Only the input schemas and their rules; the rest of Form.ts is output wire shapes.
   "src/domain/forms/Form.ts:StepType..FormInput": ["test/forms/FormValidation.test.ts", "test/forms/FormValidationEdges.test.ts", "test/forms/FormsApi.test.ts", "test/forms/FormInputBounds.test.ts", "test/forms/FormValidationProblems.test.ts"],
+  // The global budget's sliding log (memory and, with TEST_REDIS_URL, its Redis script), and the limiter's use of it.
+  "src/layers/platform/discord/DiscordGlobalBudget.ts": ["GlobalBudgetStore", "RateLimitBehaviourBudgets", "RateLimitRefusals"].map((n) => `test/platform/${n}.test.ts`),
+  "src/layers/platform/discord/DiscordRateLimits.ts:142-161": ["RateLimitBehaviourBudgets", "RateLimitBehaviourStoreMetrics", "RateLimitRefusals"].map((n) => `test/platform/${n}.test.ts`),
   // (DiscordGlobalBudget.test.ts is left out for time: RateLimitBehaviourBudgets pins the budget's arithmetic.)
   // The rate limiter: its layer (DiscordRateLimits.ts) and its stateless arithmetic (DiscordRateLimitRules.ts).
   "src/layers/platform/discord/DiscordRateLimit*.ts": ["RateLimitBehaviourBuckets", "RateLimitBehaviourBudgets", "RateLimitBehaviourStoreMetrics", "RateLimitRefusals", "DiscordChatPlatform", "DiscordSandbox"].map((n) => `test/platform/${n}.test.ts`),

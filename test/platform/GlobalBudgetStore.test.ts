@@ -54,7 +54,9 @@ for (const [name, store] of stores) {
         yield* log.reserve(key, 1, 1000, 0)
         const refused = yield* log.reserve(key, 1, 1000, 500)
         assert.isFalse(refused.reserved)
+        // The wait it would have had (the 503's Retry-After): up to a window.
         assert.isAbove(refused.waitMs, 500)
+        assert.isAtMost(refused.waitMs, 1000)
         // Nothing was reserved: the next caller willing to wait gets the same slot, not one after it.
         const next = yield* log.reserve(key, 1, 1000, 10_000)
         assert.isTrue(next.reserved)
@@ -80,3 +82,23 @@ for (const [name, store] of stores) {
     }
   })
 }
+
+describe("the global budget's Redis store failing", () => {
+  it.effect("a script that fails is the store's failure (RateLimitStoreError), which the limiter counts in memory", () =>
+    Effect.gen(function*() {
+      const down = new Redis.RedisError({ cause: new Error("ECONNREFUSED") })
+      const failing = Layer.succeed(Redis.Redis, {
+        send: () => Effect.fail(down),
+        subscribe: () => Effect.die("unused"),
+        eval: () => () => Effect.fail(down),
+        reserve: Effect.die("unused")
+      } as Redis.Redis["Service"])
+      const log = yield* Layer.build(DiscordGlobalBudget.layerRedis({ prefix: "x:" }).pipe(Layer.provide(failing)))
+        .pipe(Effect.map((context) => Context.get(context, DiscordGlobalBudget)))
+      const error = yield* Effect.flip(log.reserve("k", 1, 1000, 0))
+      assert.strictEqual(error._tag, "RateLimiterError")
+      assert.strictEqual(error.reason._tag, "RateLimitStoreError")
+      assert.strictEqual(error.reason.message, "Failed to reserve a global budget slot")
+      assert.strictEqual((error.reason as { readonly cause?: unknown }).cause, down)
+    }))
+})

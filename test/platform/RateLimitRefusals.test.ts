@@ -44,6 +44,8 @@ describe("DiscordRateLimits: what mutation testing found unpinned", () => {
 
   it.effect("the global budget's wait past the deadline answers 503 naming the global limit, without sending", () =>
     Effect.gen(function*() {
+      // An hour in: the deadline is counted from now, not from the clock's start.
+      yield* TestClock.adjust("1 hour")
       // One request per second: the first at once, the next 1.2 s after it.
       const limiter = yield* limits({ globalPerSecond: 1, waitBudget: "500 millis" })
       let sent = 0
