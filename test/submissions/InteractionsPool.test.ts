@@ -58,9 +58,11 @@ for (const kind of dbKinds) {
         yield* Deferred.await(locked)
         const started = Date.now()
         const page = yield* Effect.forkChild(m.submit(modal, { [name!]: "bob", [team!]: ["0"] }))
-        // The member's statement waits on the lock (it names the draft's table; no other test holds one)…
+        // The member's statement waits on the lock, on a connection of the interactions' pool (the tests
+        // name it after their schema, test/utils/Db.ts)…
+        const [{ schema }] = (yield* main<{ schema: string }>`SELECT current_schema() AS schema`) as [{ schema: string }]
         const waiting = main<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
-          WHERE wait_event_type = 'Lock' AND query LIKE 'WITH submission AS%'`
+          WHERE application_name = ${`${schema}-interactions`} AND wait_event_type = 'Lock' AND query LIKE 'WITH submission AS%'`
         yield* eventuallyEffect(Effect.map(waiting, ([r]) => (r!.n >= 1 ? true : undefined)))
         // …and meanwhile the main pool answers.
         const [probe] = yield* main<{ one: number }>`SELECT 1 AS one`

@@ -31,7 +31,7 @@ const postgresSchema = Layer.unwrap(Effect.gen(function*() {
   // The interactions' own pipelined pool too, as the gateway has on PostgreSQL (layers/infra/InteractionsSql.ts).
   return Layer.merge(
     PgClient.layer({ url: Redacted.make(url), maxConnections: 5, startupOptions }),
-    InteractionsSqlLive(Redacted.make(url), { startupOptions })
+    InteractionsSqlLive(Redacted.make(url), { startupOptions, applicationName: `${schema}-interactions` })
   )
 })).pipe(Layer.provide(Reactivity.layer))
 
