@@ -4,9 +4,10 @@
  * with what it belongs to, and its job id is derived from the submission, so it is queued once. The
  * review job is queued right after the submission's statement (FormFilling.ts); a process that died
  * in between leaves a pending review message that the minute's sweep queues. A job that runs again
- * (its worker killed after the platform answered) finds the effect done, or posts with the same `nonce` (`enforce_nonce`: the platform answers with the first message):
- * the message is posted once. A refusal that will not heal (a channel's 403/404) is kept on the
- * effect with its reason; closed DMs (50007) are `dm: "closed"`, not a failure.
+ * (its worker killed after the platform answered) finds the effect done, or posts with the same
+ * `nonce` (`enforce_nonce`: the platform answers with the first message): the message is posted once.
+ * A refusal that will not heal (a channel's 403/404) is kept on the effect with its reason; closed
+ * DMs (50007) are `dm: "closed"`, not a failure.
  */
 import { Effect, Layer, Schema } from "effect"
 import { Bots } from "../../services/platform/Bots.ts"

@@ -40,7 +40,7 @@ export class DiscordGlobalBudget extends Context.Service<DiscordGlobalBudget, {
 }
 
 /** The slot the log allows now: `now` while it holds fewer than `limit`, else a window after the `limit`-th last. */
-export const nextSlot = (log: ReadonlyArray<number>, limit: number, windowMs: number, now: number): number =>
+const nextSlot = (log: ReadonlyArray<number>, limit: number, windowMs: number, now: number): number =>
   log.length < limit ? now : Math.max(now, log[log.length - limit]! + windowMs)
 
 /** The memory store (it never fails: the fallback while Redis is away). */

@@ -78,7 +78,6 @@ export const limitsOf = (options: DiscordRateLimitsOptions) => {
   // At most perSecond sends in any 1.2 s (a sliding log, DiscordGlobalBudget.ts): under the limit in
   // every 1 s window even when sends are late by up to 200 ms (timer lateness, network jitter), and a
   // burst of perSecond goes at once.
-  const globalLimit = perSecond
   const globalWindowMs = 1200
   // A token bucket of capacity L/2 refilled by L/2 per 10 minutes admits at most L in any 10 minutes.
   const invalidBucket = {
@@ -89,7 +88,7 @@ export const limitsOf = (options: DiscordRateLimitsOptions) => {
     limit: Math.max(1, Math.floor(invalidLimit / 2)),
     window: "10 minutes"
   } as const
-  return { budgetMs, prefix, globalLimit, globalWindowMs, invalidBucket }
+  return { budgetMs, prefix, globalLimit: perSecond, globalWindowMs, invalidBucket }
 }
 
 // 429s with retry_after 0 must not spin: give up after this many attempts even within the budget.
