@@ -35,10 +35,12 @@ export const targets = {
   "src/domain/forms/Form.ts:StepType..FormInput": ["test/forms/FormValidation.test.ts", "test/forms/FormValidationEdges.test.ts", "test/forms/FormsApi.test.ts", "test/forms/FormInputBounds.test.ts", "test/forms/FormValidationProblems.test.ts"],
   // The global budget's sliding log (memory and, with TEST_REDIS_URL, its Redis script), and the limiter's use of it.
   "src/layers/platform/discord/DiscordGlobalBudget.ts": ["GlobalBudgetStore", "RateLimitBehaviourBudgets", "RateLimitRefusals"].map((n) => `test/platform/${n}.test.ts`),
-  "src/layers/platform/discord/DiscordRateLimits.ts:142-161": ["RateLimitBehaviourBudgets", "RateLimitBehaviourStoreMetrics", "RateLimitRefusals"].map((n) => `test/platform/${n}.test.ts`),
+  "src/layers/platform/discord/DiscordRateLimits.ts:144-163": ["RateLimitBehaviourBudgets", "RateLimitBehaviourStoreMetrics", "RateLimitRefusals"].map((n) => `test/platform/${n}.test.ts`),
+  // Unordered requests together within a bucket's remaining (#32's review messages): the lock, what an answer teaches, the choice.
+  "src/layers/platform/discord/DiscordRateLimits.ts:165-275": ["RateLimitUnordered", "RateLimitBehaviourBuckets", "RateLimitBehaviourBudgets", "RateLimitBehaviourStoreMetrics", "RateLimitRefusals"].map((n) => `test/platform/${n}.test.ts`),
   // The rate limiter: its layer (DiscordRateLimits.ts) and its stateless arithmetic (DiscordRateLimitRules.ts).
   // (DiscordGlobalBudget.test.ts is left out for time: RateLimitBehaviourBudgets pins the budget's arithmetic.)
-  "src/layers/platform/discord/DiscordRateLimit*.ts": ["RateLimitBehaviourBuckets", "RateLimitBehaviourBudgets", "RateLimitBehaviourStoreMetrics", "RateLimitRefusals", "DiscordChatPlatform", "DiscordSandbox"].map((n) => `test/platform/${n}.test.ts`),
+  "src/layers/platform/discord/DiscordRateLimit*.ts": ["RateLimitUnordered", "RateLimitBehaviourBuckets", "RateLimitBehaviourBudgets", "RateLimitBehaviourStoreMetrics", "RateLimitRefusals", "DiscordChatPlatform", "DiscordSandbox"].map((n) => `test/platform/${n}.test.ts`),
   "src/services/infra/Cipher.ts": ["test/infra/CipherKeyring.test.ts", "test/infra/Cipher.test.ts", "test/auth/AuthSignIn.test.ts", "test/auth/AuthTokens.test.ts", "test/auth/PlatformTokenLifecycle.test.ts", "test/auth/PlatformTokenAcrossInstances.test.ts"],
   // Delivery (#14): what is posted (filters, renderer), whether it was already (dedup: Select's
   // "already posted" and the item id), and the posting itself.

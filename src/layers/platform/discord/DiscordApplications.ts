@@ -40,7 +40,9 @@ export const makeDiscordApplications = ({ request }: DiscordRest): Pick<ChatPlat
         auth: bot(token),
         json: body,
         files,
-        target: { identity: identityOf(bot(token)), route: "POST /channels/:channel/messages", major: channelId }
+        // Review messages, summaries and a form's start message: their order in the channel does not
+        // matter, so a burst of them goes together within the channel's bucket.
+        target: { identity: identityOf(bot(token)), route: "POST /channels/:channel/messages", major: channelId, unordered: true }
       }, Message).pipe(Effect.map((m) => m.id)),
     editMessage: (token, channelId, messageId, body) =>
       request({

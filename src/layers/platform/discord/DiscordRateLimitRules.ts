@@ -27,6 +27,12 @@ export interface RouteTarget {
   readonly route: string
   /** The major parameter (guild id, channel id, webhook id + token hash), or "". */
   readonly major: string
+  /**
+   * The request's order among its bucket's requests does not matter (a review message, a summary): once
+   * the bucket's window is known, up to its `remaining` are sent at once rather than one after another.
+   * Absent: in order (a feed's webhook posts keep their items' order).
+   */
+  readonly unordered?: true | undefined
 }
 
 /** One upstream answer, body read. */

@@ -1,7 +1,8 @@
 /**
  * Following Discord's rate limits like a well-behaved client: per-route buckets learned from the
- * `X-RateLimit-*` headers (requests to one bucket are sent one after another, and a bucket at
- * remaining 0 waits for its reset instead of drawing a 429), the global per-token budget as a sliding
+ * `X-RateLimit-*` headers (requests to one bucket are sent one after another, except those whose order
+ * does not matter, which go at once up to the bucket's known `remaining`; a bucket at remaining 0 waits
+ * for its reset instead of drawing a 429), the global per-token budget as a sliding
  * log of send slots (DiscordGlobalBudget.ts: memory or Redis, so several instances share it), 429s
  * waited out within a wait budget, and invalid answers (401/403/429) kept well under 10,000 per 10
  * minutes, counted through Effect's `RateLimiter` (memory or Redis store).
@@ -24,6 +25,8 @@ interface Bucket {
   remaining: number
   resetAt: number
   pending: number
+  /** Unordered requests sent and not yet answered: tokens of `remaining` already taken. */
+  inFlight: number
 }
 
 export class DiscordRateLimits extends Context.Service<DiscordRateLimits, {
@@ -108,7 +111,7 @@ const make = Effect.fnUntraced(function*(options: DiscordRateLimitsOptions) {
     const key = bucketKey(target)
     let bucket = buckets.get(key)
     if (bucket === undefined) {
-      bucket = { lock: Semaphore.makeUnsafe(1), remaining: 1, resetAt: 0, pending: 0 }
+      bucket = { lock: Semaphore.makeUnsafe(1), remaining: 1, resetAt: 0, pending: 0, inFlight: 0 }
       buckets.set(key, bucket)
     }
     return bucket
@@ -159,31 +162,48 @@ const make = Effect.fnUntraced(function*(options: DiscordRateLimitsOptions) {
       )
     })
 
-  /** Takes the bucket's lock, waiting no longer than the deadline. */
-  const withBucket = <A, E>(bucket: Bucket, deadline: number, effect: Effect.Effect<A, E>) =>
+  /**
+   * Takes the bucket's lock, waiting no longer than the deadline, and runs `effect` with it; `effect`
+   * may give the lock back before it ends (`release`, once; the end gives it back otherwise).
+   */
+  const withBucket = <A, E>(bucket: Bucket, deadline: number, effect: (release: Effect.Effect<void>) => Effect.Effect<A, E>) =>
     Effect.flatMap(Clock.currentTimeMillis, (now) =>
       Effect.uninterruptibleMask((restore) => {
         // Stryker disable next-line UpdateOperator: `pending` only keeps the sweep off a bucket in use; a count that never returns to 0 keeps it off too (memory only)
         bucket.pending++
+        let held = true
+        const release = Effect.suspend(() => {
+          if (!held) return Effect.void
+          held = false
+          return bucket.lock.release(1)
+        })
         return restore(bucket.lock.take(1)).pipe(
           Effect.timeoutOrElse({
             duration: Duration.millis(Math.max(0, deadline - now)),
             orElse: () => Effect.fail(tooLong("route busy", Math.max(1000, bucket.resetAt - now)))
           }),
-          Effect.flatMap(() => restore(effect).pipe(Effect.ensuring(bucket.lock.release(1)))),
+          Effect.flatMap(() => restore(effect(release)).pipe(Effect.ensuring(release))),
           // Stryker disable next-line UpdateOperator,ArrowFunction: as for `pending++` above
           Effect.ensuring(Effect.sync(() => bucket.pending--))
         )
       }))
 
-  const learn = (target: RouteTarget, bucket: Bucket, answer: Answer, now: number) => {
+  const learn = (target: RouteTarget, bucket: Bucket, answer: Answer, now: number, alongside: boolean) => {
     const hash = answer.headers["x-ratelimit-bucket"]
     if (hash !== undefined) routeHashes.set(target.route, hash)
     const remaining = parseNumber(answer.headers["x-ratelimit-remaining"])
     const resetAfter = parseNumber(answer.headers["x-ratelimit-reset-after"])
     if (remaining !== undefined && resetAfter !== undefined) {
-      bucket.remaining = remaining
-      bucket.resetAt = now + Math.ceil(resetAfter * 1000)
+      const resetAt = now + Math.ceil(resetAfter * 1000)
+      if (alongside && now < bucket.resetAt) {
+        // Answers of requests sent together arrive in any order: within the known window the lowest
+        // `remaining` is the platform's latest count, and the later reset the safer one.
+        bucket.remaining = Math.min(bucket.remaining, remaining)
+        bucket.resetAt = Math.max(bucket.resetAt, resetAt)
+      } else {
+        bucket.remaining = remaining
+        bucket.resetAt = resetAt
+      }
     }
     // Share the state with the bucket other routes of the same hash use from now on.
     const key = bucketKey(target)
@@ -201,40 +221,56 @@ const make = Effect.fnUntraced(function*(options: DiscordRateLimitsOptions) {
       yield* checkInvalid
       yield* waitUntil(globalPause.get(target.identity) ?? 0, deadline, "global limit")
       const bucket = bucketFor(target, yield* Clock.currentTimeMillis)
-      return yield* withBucket(
-        bucket,
-        deadline,
+      return yield* withBucket(bucket, deadline, (release) =>
         Effect.gen(function*() {
-          // (A reset already past is no wait: waitUntil returns at once.)
-          if (bucket.remaining <= 0) {
+          // No token left: wait for the reset, again if answers of requests sent alongside moved it
+          // later meanwhile (a 429 among them). A reset already past is no wait.
+          while (bucket.remaining - bucket.inFlight <= 0 && (yield* Clock.currentTimeMillis) < bucket.resetAt) {
             yield* waitUntil(bucket.resetAt, deadline, `bucket ${target.route}`)
           }
-          yield* consumeGlobal(target.identity, deadline)
-          const answer = yield* Effect.tapError(send, () => countUpstream("discord", target.route, undefined))
-          yield* countUpstream("discord", target.route, answer.status)
-          const after = yield* Clock.currentTimeMillis
-          learn(target, bucket, answer, after)
-          if (answer.status === 429) {
-            const { global, retryAfterMs } = parse429(answer)
-            if (global) globalPause.set(target.identity, Math.max(globalPause.get(target.identity) ?? 0, after + retryAfterMs))
-            else {
-              bucket.remaining = 0
-              bucket.resetAt = Math.max(bucket.resetAt, after + retryAfterMs)
-            }
-            // Stryker disable next-line StringLiteral: log text
-            yield* Effect.logWarning("Chat platform answered 429").pipe(
-              // Stryker disable next-line ObjectLiteral: log annotations only
-              Effect.annotateLogs({ route: target.route, global, retry_after_ms: retryAfterMs })
-            )
+          // Order does not matter and the window is known with a token left: take it, give the lock
+          // to the next request, and send alongside the others. (After the loop a window still known
+          // has a token left: the count is checked again only to say why.)
+          // Stryker disable next-line ConditionalExpression,ArithmeticOperator: implied by the loop above, see there
+          if (target.unordered === true && bucket.remaining - bucket.inFlight >= 1 && (yield* Clock.currentTimeMillis) < bucket.resetAt) {
+            return yield* Effect.uninterruptibleMask((restore) => {
+              bucket.inFlight++
+              return restore(Effect.andThen(release, sendOnce(target, bucket, send, deadline, true))).pipe(
+                Effect.ensuring(Effect.sync(() => bucket.inFlight--))
+              )
+            })
           }
-          // Discord does not count 429s of a shared resource (scope "shared") as invalid requests.
-          if (
-            answer.status === 401 || answer.status === 403 ||
-            (answer.status === 429 && answer.headers["x-ratelimit-scope"] !== "shared")
-          ) yield* recordInvalid
-          return answer
-        })
-      )
+          return yield* sendOnce(target, bucket, send, deadline, false)
+        }))
+    })
+
+  /** One request of the bucket: its global slot, the send, and what its answer teaches. */
+  const sendOnce = <E>(target: RouteTarget, bucket: Bucket, send: Effect.Effect<Answer, E>, deadline: number, alongside: boolean) =>
+    Effect.gen(function*() {
+      yield* consumeGlobal(target.identity, deadline)
+      const answer = yield* Effect.tapError(send, () => countUpstream("discord", target.route, undefined))
+      yield* countUpstream("discord", target.route, answer.status)
+      const after = yield* Clock.currentTimeMillis
+      learn(target, bucket, answer, after, alongside)
+      if (answer.status === 429) {
+        const { global, retryAfterMs } = parse429(answer)
+        if (global) globalPause.set(target.identity, Math.max(globalPause.get(target.identity) ?? 0, after + retryAfterMs))
+        else {
+          bucket.remaining = 0
+          bucket.resetAt = Math.max(bucket.resetAt, after + retryAfterMs)
+        }
+        // Stryker disable next-line StringLiteral: log text
+        yield* Effect.logWarning("Chat platform answered 429").pipe(
+          // Stryker disable next-line ObjectLiteral: log annotations only
+          Effect.annotateLogs({ route: target.route, global, retry_after_ms: retryAfterMs })
+        )
+      }
+      // Discord does not count 429s of a shared resource (scope "shared") as invalid requests.
+      if (
+        answer.status === 401 || answer.status === 403 ||
+        (answer.status === 429 && answer.headers["x-ratelimit-scope"] !== "shared")
+      ) yield* recordInvalid
+      return answer
     })
 
   const run = <E>(target: RouteTarget, send: Effect.Effect<Answer, E>, deadline?: number) =>
