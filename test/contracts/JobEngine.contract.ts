@@ -53,6 +53,28 @@ export const jobEngineContract = <E>(
         assert.deepStrictEqual(seen, [{ n: 7, retryCount: 0 }])
       }).pipe(Effect.scoped), 120_000)
 
+    it.effect("a job sent outside a transaction wakes this process's workers of its queue: claimed at once, not at their next poll", () =>
+      Effect.gen(function*() {
+        const engine = yield* JobEngine
+        const queue = JobQueue(`nudged-${randomUUID().slice(0, 8)}`, N)
+        const started: Array<number> = []
+        const allThree = yield* Deferred.make<void>()
+        // Three workers that poll every 30 s: each handler holds its worker until all three run, so
+        // the three jobs are claimed by three workers, each woken by the sends.
+        yield* engine.work(queue, ({ n }) =>
+          Effect.sync(() => {
+            started.push(n)
+            if (started.length === 3) Deferred.doneUnsafe(allThree, Effect.void)
+          }).pipe(Effect.andThen(Deferred.await(allThree))), { localConcurrency: 3, pollingInterval: "30 seconds" })
+        // Their first polls (at start) are past.
+        yield* Effect.sleep("1 second")
+        const sentAt = Date.now()
+        for (const n of [1, 2, 3]) yield* sendOne(queue, { n })
+        yield* Deferred.await(allThree).pipe(Effect.timeout("15 seconds"))
+        assert.deepStrictEqual([...started].sort(), [1, 2, 3])
+        assert.isBelow(Date.now() - sentAt, 15_000)
+      }))
+
     it.effect("a failing handler is retried with backoff, then the job fails for good", () =>
       Effect.gen(function*() {
         const engine = yield* JobEngine

@@ -4,8 +4,9 @@
  * on PostgreSQL and on the embedded PGlite alike: one code path, one pool to size, and a job sent
  * inside `sql.withTransaction` commits or rolls back with it. On PGlite's single connection that
  * pool is also what keeps pg-boss's statements out of the application's open transactions.
- * What it costs: no LISTEN/NOTIFY (workers poll, `pollingInterval`) and no pg-boss-owned
- * transactions (`transactional` workers); handlers open their own with `sql.withTransaction`.
+ * What it costs: no LISTEN/NOTIFY (workers poll, `pollingInterval`; a job sent outside a transaction
+ * wakes this process's workers of its queue at once) and no pg-boss-owned transactions
+ * (`transactional` workers); handlers open their own with `sql.withTransaction`.
  */
 import { Context, Duration, Effect, Layer, Metric, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
@@ -18,7 +19,7 @@ import {
   JobOptionsInvalid,
   JobPayloadInvalid
 } from "../../services/jobs/JobEngine.ts"
-import type { JobInfo, JobQueue, WorkOptions } from "../../services/jobs/JobEngine.ts"
+import type { JobInfo, JobQueue, SendOptions, WorkOptions } from "../../services/jobs/JobEngine.ts"
 import { jobQueueJobs, sampleOnScrape } from "../../services/infra/Metrics.ts"
 import { tableUpkeep, upkeepSchemas } from "./JobTableUpkeep.ts"
 import { call, engineError, pgBossError, runJob, unavailable } from "./PgBossCalls.ts"
@@ -144,6 +145,20 @@ export const makeJobEngine = (options: JobEnginePgBossOptions = {}) =>
       Effect.flatMap(Effect.serviceOption(sql.transactionService), (tx) =>
         Option.isSome(tx) ? Effect.fail(engineError(new JobEngineInTransaction({ operation, message }))) : Effect.void)
 
+    /** This process's workers by queue name: a job sent here wakes them (`nudge`). */
+    const localWorkers = new Map<string, ReadonlyArray<string>>()
+    /**
+     * A job sent outside a transaction is claimable at once: this process's workers of its queue fetch
+     * now rather than at their next poll (other processes' still poll). Inside a transaction the job
+     * is not visible before the commit, and a delayed job not before its time: no nudge.
+     */
+    const nudge = (queue: string, o: SendOptions) =>
+      Effect.flatMap(Effect.serviceOption(sql.transactionService), (tx) =>
+        Effect.sync(() => {
+          if (Option.isSome(tx) || o.startAfter !== undefined) return
+          for (const id of localWorkers.get(queue) ?? []) boss.notifyWorker(id)
+        }))
+
     const declared = new Set<string>()
     const declare = (queue: JobQueue<unknown>) =>
       outsideTransaction("declare", `queue ${queue.name} is not declared, and cannot be inside a transaction`).pipe(
@@ -179,17 +194,21 @@ export const makeJobEngine = (options: JobEnginePgBossOptions = {}) =>
               output: { error: "Interrupted", message: "the attempt was interrupted" }
             }))
           ))
-        const id = yield* call("work", () =>
-          boss.work(queue.name, {
-            batchSize: o.batchSize ?? 1,
-            localConcurrency: o.localConcurrency ?? 1,
-            pollingIntervalSeconds: o.pollingInterval === undefined ? pollingIntervalSeconds : seconds(o.pollingInterval),
-            ...(o.burst === true ? { burstWhenBatchFull: true } : {}),
-            perJobResults: true
-          }, callback))
+        // One pg-boss worker per unit of local concurrency, each with its own id, so that a send from
+        // this process can wake every one of them (`nudge`).
+        const ids = yield* Effect.forEach(Array.from({ length: Math.max(1, o.localConcurrency ?? 1) }), () =>
+          call("work", () =>
+            boss.work(queue.name, {
+              batchSize: o.batchSize ?? 1,
+              pollingIntervalSeconds: o.pollingInterval === undefined ? pollingIntervalSeconds : seconds(o.pollingInterval),
+              ...(o.burst === true ? { burstWhenBatchFull: true } : {}),
+              perJobResults: true
+            }, callback)))
+        localWorkers.set(queue.name, [...(localWorkers.get(queue.name) ?? []), ...ids])
         // Closing: stop claiming, and wait for the jobs in hand (SIGTERM drains).
         yield* Effect.addFinalizer(() =>
-          call("offWork", () => boss.offWork(queue.name, { id, wait: true })).pipe(
+          Effect.sync(() => localWorkers.set(queue.name, (localWorkers.get(queue.name) ?? []).filter((id) => !ids.includes(id)))).pipe(
+            Effect.andThen(Effect.forEach(ids, (id) => call("offWork", () => boss.offWork(queue.name, { id, wait: true })), { concurrency: "unbounded", discard: true })),
             Effect.timeoutOrElse({
               duration: drainTimeout,
               orElse: () =>
@@ -211,6 +230,8 @@ export const makeJobEngine = (options: JobEnginePgBossOptions = {}) =>
           yield* ensure(queue)
           const data = yield* encode(queue, payload)
           const id = yield* withCallerDb((db) => boss.send(queue.name, data, { ...sendOptions(o), db }), "send")
+          // (null: a job of this id was sent before, nothing new to claim.)
+          if (id !== null) yield* nudge(queue.name, o)
           return Option.fromNullishOr(id)
         }),
       schedule: (queue, cron, payload, o = {}) =>
