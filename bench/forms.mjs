@@ -11,11 +11,16 @@
 //   The signer keeps one connection per member, opened first (one untimed PING each; BENCH_S11_COLD=1: not).
 // - Review messages: the sandbox's time of the bot's post in the authorization channel minus the
 //   time the member's last page was answered, p50 / p99 (same clock: one machine).
+// - Processes (BENCH_S11_SANDBOX): `apart` (default with the signer) runs the sandbox, i.e. the platform and
+//   the RSS sources, in a process of its own (`ROLE=api`, sandbox mode, on the same database: the one that
+//   also takes the setup's API calls), and the gateway measured (`ROLE=all`, `PUBLIC_URL` at the sandbox's
+//   process) does only the gateway's work, as S8–S10 run; `inprocess` runs both in the gateway's process,
+//   as every run before 2026-12-02 (fifth session) did. The player driver always runs in process.
 // Prints one JSON line (the results) on stdout.
 import { spawn } from "node:child_process"
 import http from "node:http"
 import { createHash, createPrivateKey, randomBytes, sign } from "node:crypto"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
@@ -49,6 +54,7 @@ const DRIVER = process.env.BENCH_S11_DRIVER ?? "signer"
 // first burst, more later): their first requests then wait for a busy gateway to accept them (libuv
 // accepts one connection per event-loop iteration), and that wait is most of the p99 (bench/README.md, S11).
 const COLD = process.env.BENCH_S11_COLD === "1"
+const APART = DRIVER === "signer" && (process.env.BENCH_S11_SANDBOX ?? "apart") !== "inprocess"
 // BENCH_S11_WARMUP: members who fill a warm-up form first, untimed (its review messages posted before
 // the measured fill), as a gateway in production has run these code paths before. Default 0: the
 // first burst runs on a fresh process, as every run before; the goal is met without it (bench/README.md).
@@ -164,6 +170,7 @@ const signIn = async (base, userId) => {
 }
 
 let gateway
+const children = []
 const METRICS_TOKEN = "bench-metrics-token"
 /** The gateway's RSS polls so far (`upstream_requests_total{platform="rss"}` on /metrics). */
 const rssPolls = async (base) => {
@@ -175,7 +182,12 @@ const rssPolls = async (base) => {
   }
   return total
 }
-const cleanup = () => gateway?.kill("SIGKILL")
+/** utime + stime of a process, in seconds (`/proc/<pid>/stat`; clock ticks of 100 Hz). */
+const cpuSeconds = (child) => {
+  const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1].split(" ")
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+const cleanup = () => children.forEach((c) => c.kill("SIGKILL"))
 process.on("exit", cleanup)
 
 /** S8's polling in the gateway: sources × 5 feeds (one over the API, the rest copied in SQL), first polls queued. */
@@ -278,36 +290,49 @@ const main = async () => {
   dbUrl.pathname = `/${DB}`
   const databaseUrl = dbUrl.toString()
   const workDir = mkdtempSync(join(tmpdir(), "gateway-bench-forms-"))
+  // The gateway measured, and (APART) the sandbox's process: the platform, the sources, the setup's API.
   const port = await freePort()
-  const base = `http://127.0.0.1:${port}`
+  const gatewayBase = `http://127.0.0.1:${port}`
+  const sandboxPort = APART ? await freePort() : port
+  const base = `http://127.0.0.1:${sandboxPort}`
   const db = new pg.Client({ connectionString: databaseUrl })
   const loads = [loadavg()[0]]
   const loadTimer = setInterval(() => loads.push(loadavg()[0]), 5000)
-  try {
+  const key = `k1:${randomBytes(32).toString("base64")}`
+  const start = async (name, { port, role, dataDir, nodeArgs = [] }) => {
     let tail = ""
-    // BENCH_GATEWAY_NODE_ARGS: more flags for the gateway (e.g. --cpu-prof --cpu-prof-dir=<dir>), the last of a flag wins.
-    const extraArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? "").split(" ").filter((a) => a !== "")
-    gateway = spawn(process.execPath, [...nodeFlags, ...extraArgs, process.env.BENCH_MAIN ?? "dist/main.mjs"], {
+    const child = spawn(process.execPath, [...nodeFlags, ...nodeArgs, process.env.BENCH_MAIN ?? "dist/main.mjs"], {
       cwd: root,
       env: {
-        ...process.env, PORT: String(port), HOST: "127.0.0.1", SANDBOX: "true", PUBLIC_URL: base, ROLE: "all", DATA_DIR: workDir,
-        TOKEN_ENCRYPTION_KEY: `k1:${randomBytes(32).toString("base64")}`, DATABASE_URL: databaseUrl, DISCORD_CLIENT_ID: "", REDIS_URL: "",
+        ...process.env, PORT: String(port), HOST: "127.0.0.1", SANDBOX: "true", PUBLIC_URL: base, ROLE: role, DATA_DIR: dataDir,
+        TOKEN_ENCRYPTION_KEY: key, DATABASE_URL: databaseUrl, DISCORD_CLIENT_ID: "", REDIS_URL: "",
         LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "Warn", FEED_POLL_INTERVAL_SECONDS: "2", METRICS_TOKEN, SANDBOX_EXTRA_USERS: String(MEMBERS),
         RATE_LIMIT_API_PER_MINUTE: "100000000", RATE_LIMIT_AUTH_PER_HOUR: "100000000"
       },
       stdio: ["ignore", "pipe", "pipe"]
     })
+    children.push(child)
     const keep = (chunk) => (tail = (tail + chunk.toString()).slice(-6000))
-    gateway.stdout.on("data", keep)
-    gateway.stderr.on("data", keep)
+    child.stdout.on("data", keep)
+    child.stderr.on("data", keep)
     const deadline = Date.now() + 120_000
     for (;;) {
-      if (gateway.exitCode !== null) throw new Error(`the gateway exited ${gateway.exitCode}\n${tail}`)
-      if (Date.now() > deadline) throw new Error(`the gateway was not ready within 120 s\n${tail}`)
-      const ready = await fetch(`${base}/readyz`).then((r) => r.status === 200, () => false)
-      if (ready) break
+      if (child.exitCode !== null) throw new Error(`the ${name} exited ${child.exitCode}\n${tail}`)
+      if (Date.now() > deadline) throw new Error(`the ${name} was not ready within 120 s\n${tail}`)
+      const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status === 200, () => false)
+      if (ready) return child
       await sleep(100)
     }
+  }
+  try {
+    // The sandbox's process first: it migrates the database.
+    if (APART) {
+      mkdirSync(join(workDir, "sandbox"))
+      await start("sandbox's process", { port: sandboxPort, role: "api", dataDir: join(workDir, "sandbox") })
+    }
+    // BENCH_GATEWAY_NODE_ARGS: more flags for the gateway (e.g. --cpu-prof --cpu-prof-dir=<dir>), the last of a flag wins.
+    const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? "").split(" ").filter((a) => a !== "")
+    gateway = await start("gateway", { port, role: "all", dataDir: workDir, nodeArgs })
     await db.connect()
     const alice = await signIn(base, ALICE)
     const polled = await seedPolling(base, db, databaseUrl, alice)
@@ -320,7 +345,7 @@ const main = async () => {
     if (form.status !== 200) throw new Error(`creating the form answered ${form.status}: ${form.text}`)
     const formId = form.json().workflow_id
     if (DRIVER === "signer" && !COLD) {
-      const pongs = await Promise.all(Array.from({ length: MEMBERS }, (_, i) => signed(base, memberId(i + 1), 1)))
+      const pongs = await Promise.all(Array.from({ length: MEMBERS }, (_, i) => signed(gatewayBase, memberId(i + 1), 1)))
       if (pongs.some((p) => p.json().response?.type !== 1)) throw new Error("a PING opening a member's connection was not answered PONG")
     }
     if (WARMUP > 0) {
@@ -328,7 +353,7 @@ const main = async () => {
         method: "POST", token: alice, body: { title: "S11 warm-up", workflow_live: true, channel_id: CHANNEL, role_mentions: [MODERATORS], steps }
       })
       if (warm.status !== 200) throw new Error(`creating the warm-up form answered ${warm.status}: ${warm.text}`)
-      await Promise.all(Array.from({ length: WARMUP }, (_, i) => fillForm(base, memberId(i + 1), warm.json().workflow_id)))
+      await Promise.all(Array.from({ length: WARMUP }, (_, i) => fillForm(gatewayBase, memberId(i + 1), warm.json().workflow_id)))
       // Its review messages posted, and the bot's global budget full again, before the measured fill.
       for (const until = Date.now() + 60_000; Date.now() < until; await sleep(250)) {
         const r = await call(`${base}/sandbox/discord/messages?channel_id=${CHANNEL}`)
@@ -337,11 +362,13 @@ const main = async () => {
       await sleep(2000)
       log(`warm-up: ${WARMUP} members filled a form of their own first (untimed)`)
     }
-    const polls0 = await rssPolls(base)
+    const polls0 = await rssPolls(gatewayBase)
+    const cpu0 = children.map(cpuSeconds)
     const started = performance.now()
-    const members = await Promise.all(Array.from({ length: MEMBERS }, (_, i) => fillForm(base, memberId(i + 1), formId)))
+    const members = await Promise.all(Array.from({ length: MEMBERS }, (_, i) => fillForm(gatewayBase, memberId(i + 1), formId)))
     const fillSeconds = (performance.now() - started) / 1000
-    const polls1 = await rssPolls(base)
+    const cpu1 = children.map(cpuSeconds)
+    const polls1 = await rssPolls(gatewayBase)
     const times = members.flatMap((m) => m.times)
     const failures = members.flatMap((m) => m.failures)
     log(`${MEMBERS} members filled the form in ${fillSeconds.toFixed(1)} s: ${times.length} answers, ${failures.length} failed`)
@@ -360,11 +387,15 @@ const main = async () => {
       return done === undefined ? [] : [Date.parse(m.at) - done]
     })
     // Why the review p99 is what it is: how close together the last pages came, and the posting rate
-    // (the bot's global budget, 50 in any 1.2 s: a burst of 10, then ~33/s).
+    // (the channel's bucket: its posts go one after another; the bot's global budget: 50 in any 1.2 s).
     const lastPages = [...doneAt.values()]
     const postedAt = reviews.map((m) => Date.parse(m.at))
     const spanMs = (xs) => (xs.length < 2 ? 0 : Math.max(...xs) - Math.min(...xs))
     const slow = times.filter((t) => t > 3000).length
+    if (process.env.BENCH_S11_DUMP) {
+      const first = Math.min(...lastPages)
+      writeFileSync(process.env.BENCH_S11_DUMP, JSON.stringify({ lastPages: lastPages.map((t) => t - first).sort((a, b) => a - b), posted: postedAt.map((t) => t - first).sort((a, b) => a - b) }))
+    }
     // p50 / p99 of each step's answers (where the time goes: the start, a page, a Continue, the last page).
     const stepNames = ["command", "select", "page1", "continue1", "page2", "continue2", "page3"]
     const by_step = Object.fromEntries(stepNames.map((name) => {
@@ -373,6 +404,7 @@ const main = async () => {
     }))
     const result = {
       driver: DRIVER,
+      sandbox: APART ? "apart" : "in process",
       connections: DRIVER === "signer" && !COLD ? "warm" : "cold",
       members: MEMBERS,
       warmup_members: WARMUP,
@@ -392,6 +424,11 @@ const main = async () => {
       review_posts_per_s: postedAt.length < 2 ? null : Math.round((postedAt.length - 1) / (spanMs(postedAt) / 1000)),
       fill_seconds: Math.round(fillSeconds * 10) / 10,
       polls_per_s_meanwhile: polls0 === null || polls1 === null ? null : Math.round((polls1 - polls0) / fillSeconds),
+      // CPU seconds during the fill: the gateway's process, and the sandbox's when apart.
+      cpu_s_during_fill: {
+        gateway: Math.round((cpu1.at(-1) - cpu0.at(-1)) * 100) / 100,
+        ...(APART ? { sandbox: Math.round((cpu1[0] - cpu0[0]) * 100) / 100 } : {})
+      },
       load1: { min: Math.min(...loads), max: Math.max(...loads) }
     }
     log(`S11: answers p50 ${result.answer_p50_ms} ms, p99 ${result.answer_p99_ms} ms, ${result.failed} failed; review messages ${reviews.length}/${MEMBERS}, p50 ${result.review_p50_ms} ms, p99 ${result.review_p99_ms} ms after the last page`)
@@ -399,9 +436,9 @@ const main = async () => {
   } finally {
     clearInterval(loadTimer)
     await db.end().catch(() => {})
-    gateway?.kill("SIGTERM")
+    for (const child of children) child.kill("SIGTERM")
     // A CPU profile is written at exit: give the gateway time to stop.
-    for (let i = 0; i < 100 && gateway !== undefined && gateway.exitCode === null && gateway.signalCode === null; i++) await sleep(100)
+    for (let i = 0; i < 100 && children.some((c) => c.exitCode === null && c.signalCode === null); i++) await sleep(100)
     const admin2 = new pg.Client({ connectionString: ADMIN_URL })
     await admin2.connect()
     await admin2.query(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`).catch(() => {})
