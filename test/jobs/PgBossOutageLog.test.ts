@@ -96,7 +96,9 @@ describe.skipIf(url === undefined)("pg-boss during a PostgreSQL outage", () => {
 
         const lines = visible(yield* logs.take)
         assert.deepStrictEqual(lines.map((l) => l.text.split(" ").slice(0, 3).join(" ")), ["dependency down: database", "dependency back: database"], show(lines))
-        assert.strictEqual(lines[0]!.annotations["source"], "pg-boss", show(lines))
+        // Whichever of the engine's loops met the outage first: a worker's poll, the supervisor, or the
+        // table upkeep (every second here); a job just run wakes its worker, which then sleeps a poll.
+        assert.include(["pg-boss", "table upkeep"], lines[0]!.annotations["source"], show(lines))
         // Every loop of pg-boss failed several times in 6 s: all of them folded into the outage.
         assert.isAtLeast(Number(lines[1]!.annotations["failures"]), 5, JSON.stringify(lines[1]!.annotations))
       })
