@@ -27,9 +27,9 @@ export default defineConfig({
     // SQL suites share one PostgreSQL database per run; files use their own ids, so they may run in parallel.
     fileParallelism: true,
     // vitest's default is one worker fewer than the cores: a single worker on a 2-core CI machine, where
-    // most files wait on sockets, processes and timers rather than the CPU (3 workers: the processes
-    // used ~140 % of 2 cores). TEST_WORKERS overrides.
-    maxWorkers: Number(process.env.TEST_WORKERS ?? 3),
+    // most files wait on sockets, processes and timers rather than the CPU. TEST_WORKERS overrides; 3
+    // took 780-840 s where 2 take ~880 s, and 2 of 4 whole runs with 3 had a load failure (docs/testing.md).
+    maxWorkers: Number(process.env.TEST_WORKERS ?? 2),
     // Files share their worker's module registry (effect, the app's modules, PGlite's WebAssembly are
     // loaded once per worker, not once per file). Node 20: 608 s at load 5-7 (isolated: 824 s quiet,
     // 1,453-2,194 s at load 8-13); Node 24: 1,004 s at load 8-13; all passing. A file must leave no

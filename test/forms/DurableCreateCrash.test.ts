@@ -95,6 +95,9 @@ describe.skipIf(!onPostgres)("a durable create, on a PostgreSQL server of its ow
               (w) => Effect.forkChild(writer(w, round, acknowledged, stopping))
             )
             yield* Effect.sleep(Duration.millis(writeMs))
+            // On a loaded machine the writers may not have had more than one create each answered yet:
+            // the stop waits for that (at most 10 s more), so every round stops amid answered writes.
+            for (let waited = 0; acknowledged.length - before <= WRITERS && waited < 10_000; waited += 20) yield* Effect.sleep("20 millis")
             stopping.value = true
             yield* server.crash
             return yield* Fiber.joinAll(writers).pipe(
