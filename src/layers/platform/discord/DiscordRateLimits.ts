@@ -228,11 +228,9 @@ const make = Effect.fnUntraced(function*(options: DiscordRateLimitsOptions) {
           while (bucket.remaining - bucket.inFlight <= 0 && (yield* Clock.currentTimeMillis) < bucket.resetAt) {
             yield* waitUntil(bucket.resetAt, deadline, `bucket ${target.route}`)
           }
-          // Order does not matter and the window is known with a token left: take it, give the lock
-          // to the next request, and send alongside the others. (After the loop a window still known
-          // has a token left: the count is checked again only to say why.)
-          // Stryker disable next-line ConditionalExpression,ArithmeticOperator: implied by the loop above, see there
-          if (target.unordered === true && bucket.remaining - bucket.inFlight >= 1 && (yield* Clock.currentTimeMillis) < bucket.resetAt) {
+          // Order does not matter and the window is still known (so, after the loop, a token is left):
+          // take it, give the lock to the next request, and send alongside the others.
+          if (target.unordered === true && (yield* Clock.currentTimeMillis) < bucket.resetAt) {
             return yield* Effect.uninterruptibleMask((restore) => {
               bucket.inFlight++
               return restore(Effect.andThen(release, sendOnce(target, bucket, send, deadline, true))).pipe(
