@@ -97,8 +97,7 @@ export const makeSubmissionJobs = Effect.gen(function*() {
               : { dm: undefined, outcome: { state: "failed" as const, reason: refusalReason(e, "the direct message"), messageId: null } })
         )
       )
-      if (sent.dm !== undefined) yield* repo.setDm(id, sent.dm)
-      yield* repo.settleEffect(id, "dm", "", sent.outcome)
+      yield* repo.settleDm(id, sent.dm, sent.outcome)
     })
 
   /** A panel review's edit of the review message: its buttons gone, the decision said. */

@@ -10,7 +10,7 @@ import { SqlClient } from "effect/sql"
 import type { StoredForm } from "../../domain/forms/Form.ts"
 import { Cipher } from "../../services/infra/Cipher.ts"
 import { REPLAYED, SubmissionsRepo } from "../../services/submissions/SubmissionsRepo.ts"
-import type { Answers, Draft, FormState, LiveForm, OpenedDraft, OpenedForm, Replayed, Submission, SubmissionEffect } from "../../services/submissions/SubmissionsRepo.ts"
+import type { Answers, Draft, EffectKind, EffectState, FormState, LiveForm, OpenedDraft, OpenedForm, Replayed, Submission, SubmissionEffect } from "../../services/submissions/SubmissionsRepo.ts"
 import { entryColumns, entryValues } from "../audit/AuditLogSql.ts"
 import { toStored } from "../forms/FormRows.ts"
 import type { FormRow } from "../forms/FormRows.ts"
@@ -132,6 +132,10 @@ export const SubmissionsRepoSql = Layer.effect(SubmissionsRepo, Effect.gen(funct
       if (rows[0] === undefined) return undefined
       return yield* toSubmission(rows[0], yield* effectsOf(id))
     })
+
+  const settle = (id: string, kind: EffectKind, target: string, o: { readonly state: EffectState; readonly reason: string | null; readonly messageId: string | null }) =>
+    sql`UPDATE submission_effects SET state = ${o.state}, reason = ${o.reason}, message_id = COALESCE(${o.messageId}, message_id), updated_at = now()
+      WHERE submission_id = ${id} AND kind = ${kind} AND target = ${target}`.pipe(Effect.asVoid)
 
   return SubmissionsRepo.of({
     draft: (id) =>
@@ -263,9 +267,11 @@ export const SubmissionsRepoSql = Layer.effect(SubmissionsRepo, Effect.gen(funct
     effect: (id, kind, target) =>
       sql<SubmissionEffect>`SELECT kind, target, state, reason, channel_id, message_id FROM submission_effects
         WHERE submission_id = ${id} AND kind = ${kind} AND target = ${target}`.pipe(Effect.map((rows) => rows[0]), db),
-    settleEffect: (id, kind, target, o) =>
-      sql`UPDATE submission_effects SET state = ${o.state}, reason = ${o.reason}, message_id = COALESCE(${o.messageId}, message_id), updated_at = now()
-        WHERE submission_id = ${id} AND kind = ${kind} AND target = ${target}`.pipe(Effect.asVoid, db),
-    setDm: (id, dm) => sql`UPDATE form_submissions SET dm = ${dm} WHERE id = ${id}`.pipe(Effect.asVoid, db)
+    settleEffect: (id, kind, target, o) => settle(id, kind, target, o).pipe(db),
+    settleDm: (id, dm, o) =>
+      sql.withTransaction(Effect.gen(function*() {
+        if (dm !== undefined) yield* sql`UPDATE form_submissions SET dm = ${dm} WHERE id = ${id}`
+        yield* settle(id, "dm", "", o)
+      })).pipe(db)
   })
 }))

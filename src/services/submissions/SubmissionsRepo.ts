@@ -153,5 +153,11 @@ export class SubmissionsRepo extends Context.Service<SubmissionsRepo, {
   readonly addEffect: (id: string, kind: EffectKind, target: string, channelId: string | null) => Effect.Effect<void, ServiceUnavailable>
   readonly effect: (id: string, kind: EffectKind, target: string) => Effect.Effect<SubmissionEffect | undefined, ServiceUnavailable>
   readonly settleEffect: (id: string, kind: EffectKind, target: string, outcome: { readonly state: EffectState; readonly reason: string | null; readonly messageId: string | null }) => Effect.Effect<void, ServiceUnavailable>
-  readonly setDm: (id: string, dm: "sent" | "closed") => Effect.Effect<void, ServiceUnavailable>
+  /**
+   * The DM's outcome: the effect settled and, when the platform answered, the submission's `dm`
+   * (sent, or the member's DMs closed), in one transaction: a reader never sees one without the
+   * other, and a worker that dies between them does not leave a sent DM whose effect is pending
+   * (its retry would send it again).
+   */
+  readonly settleDm: (id: string, dm: "sent" | "closed" | undefined, outcome: { readonly state: EffectState; readonly reason: string | null; readonly messageId: string | null }) => Effect.Effect<void, ServiceUnavailable>
 }>()("gateway/SubmissionsRepo") {}
