@@ -2,15 +2,18 @@
  * A client whose connection was reset finds out (issue #30): the create's socket is destroyed
  * right after the request was sent (the write may or may not have happened) or as the answer
  * arrives (it happened, the answer is lost); a retry with the same key then answers the one form
- * that exists, and never makes a second. PGlite and PostgreSQL.
+ * (an atomic key) or the one feed (a claimed key) that exists, and never makes a second. PGlite
+ * and PostgreSQL.
  */
 import { assert } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import { request } from "node:http"
-import { ALICE_ID } from "../../src/sandbox/Seed.ts"
+import { ALICE_ID, channelId } from "../../src/sandbox/Seed.ts"
+import { RSS_PATHS } from "../../src/sandbox/sources/Seed.ts"
 import { TestApp, tokenOf, UA } from "../utils/TestApp.ts"
+import { feedsOverHttp, modulePath } from "./FeedsHttpFixtures.ts"
 import { formsOverHttp, formsPath } from "./FormsHttpFixtures.ts"
 import { countsOf, form, send } from "./IdempotencyFixtures.ts"
 
@@ -30,11 +33,11 @@ const sendAndCut = (url: string, token: string, key: string, body: string, when:
   })
 
 /** The retry a client makes: again while the first is in flight (409), until it is answered. */
-const retry = (key: string, body: unknown) =>
+const retry = (key: string, body: unknown, path = formsPath()) =>
   Effect.gen(function*() {
     // Up to 20 s: on a loaded machine the cut request may still be running (its write, then its commit's flush).
     for (let i = 0; i < 400; i++) {
-      const r = yield* send("POST", formsPath(), key, body)
+      const r = yield* send("POST", path, key, body)
       if (r.status !== 409) return r
       yield* Effect.sleep("50 millis")
     }
@@ -60,6 +63,26 @@ formsOverHttp("idempotency after a connection reset", (it) => {
         assert.deepStrictEqual(ids, [JSON.parse(again.text).workflow_id])
         assert.deepStrictEqual(yield* countsOf(title), { forms: 1, audits: 1 })
         // Cut while answering, the write was done: the retry is its answer, replayed.
+        if (when === "answering") assert.strictEqual(again.replayed, "true")
+      }))
+  }
+})
+
+feedsOverHttp("idempotency after a connection reset", (it) => {
+  for (const when of ["sent", "answering"] as const) {
+    it.effect(`socket destroyed once the request was ${when}: the retry answers the one feed`, () =>
+      Effect.gen(function*() {
+        const app = yield* TestApp
+        const token = yield* tokenOf(ALICE_ID)
+        const key = randomUUID()
+        const path = `${modulePath("rss")}/feeds`
+        const body = { feed_identifier: `${app.url}${RSS_PATHS.rss}?k=${key}`, webhook_channel: channelId(1, 2) }
+        yield* Effect.promise(() => sendAndCut(app.url + path, token, key, JSON.stringify(body), when))
+        const again = yield* retry(key, body, path)
+        assert.strictEqual(again.status, 200, again.text)
+        const sql = yield* SqlClient.SqlClient
+        const stored = yield* sql<{ id: string }>`SELECT id::text AS id FROM feeds WHERE feed_identifier = ${body.feed_identifier}`
+        assert.deepStrictEqual(stored.map((r) => r.id), [String(JSON.parse(again.text).id)])
         if (when === "answering") assert.strictEqual(again.replayed, "true")
       }))
   }

@@ -19,6 +19,7 @@ import type { Problem } from "../../domain/infra/Errors.ts"
 import { IDEMPOTENCY_HEADER, parseIdempotencyKey } from "../../domain/infra/IdempotencyKey.ts"
 import { IdempotencyStore } from "../../services/infra/IdempotencyStore.ts"
 import type { KeptAnswer } from "../../services/infra/IdempotencyStore.ts"
+import { FeedModuleName } from "../../domain/platform/Platform.ts"
 import { CurrentPrincipal, Idempotency } from "../contract/Middleware.ts"
 
 const MUTATING = new Set(["POST", "PATCH", "DELETE"])
@@ -39,9 +40,18 @@ const ERROR_STATUS: Record<string, number> = {
 
 const keptStatus = (status: number) => status >= 200 && status < 500 && !(status >= 300 && status < 400) && !NOT_KEPT.has(status)
 
-/** Whether the route's work is one transaction of the database (the key then commits with it). */
+/** The feed modules' groups (one per module, named as the module). */
+const FEED_GROUPS: ReadonlySet<string> = new Set(FeedModuleName.literals)
+
+/**
+ * Whether the route's work is one transaction of the database (the key then commits with it), by
+ * the endpoint's `identifier`: an endpoint is a function object, and its `name` is the function's
+ * ("HttpApiEndpoint"), which once made every key a claimed one.
+ */
 export const isAtomic = (group: HttpApiGroup.Top, endpoint: HttpApiEndpoint.Top) =>
-  group.identifier === "forms" ? ["create", "update", "delete"].includes(endpoint.name) : endpoint.name === "delete"
+  group.identifier === "forms"
+    ? ["create", "update", "delete"].includes(endpoint.identifier)
+    : FEED_GROUPS.has(group.identifier) && endpoint.identifier === "delete"
 
 const sha256 = (data: string | Uint8Array) => createHash("sha256").update(data).digest("hex")
 

@@ -133,24 +133,30 @@ export const makeIdempotencyStoreSql = (purge: IdempotencyPurgeOptions = {}) =>
         (rows) => rows.length > 0
       )
 
-    /** Claim, run, then store the answer (or free the key). */
+    /**
+     * Claim, run, then store the answer (or free the key). Only the work can be interrupted (the
+     * client gone, a shutdown): a claim committed as its request was cut would otherwise hold the
+     * key, unanswered, for ABANDONED_MINUTES, and an answer whose write was done would go unkept.
+     */
     const claimed = <A, E, R>(
       claim: KeyClaim,
       work: Effect.Effect<A, E, R>,
       keep: (exit: Exit.Exit<A, E>) => KeptAnswer | undefined
     ) =>
-      Effect.gen(function*() {
-        if (!(yield* claimKey(claim))) {
-          const row = yield* find(claim)
-          return row === undefined ? { _tag: "InFlight" } as Outcome<A, E> : yield* prior<A, E>(claim, row)
-        }
-        const free = sql`DELETE FROM idempotency_keys WHERE user_id = ${claim.userId} AND key = ${claim.key} AND status IS NULL`
-        // Interrupted (client gone, shutdown): the key is freed, best effort; else taken over later.
-        const exit = yield* Effect.onInterrupt(Effect.exit(work), () => Effect.ignore(free))
-        const answer = keep(exit)
-        yield* answer === undefined ? free : store(claim, answer)
-        return { _tag: "Ran", exit } as Outcome<A, E>
-      })
+      Effect.uninterruptibleMask((restore) =>
+        Effect.gen(function*() {
+          if (!(yield* claimKey(claim))) {
+            const row = yield* find(claim)
+            return row === undefined ? { _tag: "InFlight" } as Outcome<A, E> : yield* prior<A, E>(claim, row)
+          }
+          const exit = yield* Effect.exit(restore(work))
+          const answer = keep(exit)
+          yield* answer === undefined
+            ? sql`DELETE FROM idempotency_keys WHERE user_id = ${claim.userId} AND key = ${claim.key} AND status IS NULL`
+            : store(claim, answer)
+          return { _tag: "Ran", exit } as Outcome<A, E>
+        })
+      )
 
     const batchSize = purge.batchSize ?? 1000
     const purgeAll: Effect.Effect<number, SqlError.SqlError> = Effect.flatMap(
