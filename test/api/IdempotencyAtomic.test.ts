@@ -5,6 +5,7 @@
  * made every key a claimed one, and a create cut as its claim committed held the key for minutes.)
  */
 import { assert, describe, it } from "@effect/vitest"
+import type { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { Api } from "../../src/http/contract/Api.ts"
 import { isAtomic } from "../../src/http/edge/IdempotencyLive.ts"
 
@@ -12,8 +13,9 @@ describe("atomic idempotency keys", () => {
   it("forms create/update/delete and the feed modules' delete, and no other route", () => {
     const atomic: Array<string> = []
     const claimed: Array<string> = []
-    for (const group of Object.values(Api.groups)) {
-      for (const endpoint of Object.values(group.endpoints)) {
+    // As the middleware gets them: the groups and endpoints of any Api.
+    for (const group of Object.values(Api.groups) as ReadonlyArray<unknown> as ReadonlyArray<HttpApiGroup.Top>) {
+      for (const endpoint of Object.values(group.endpoints) as ReadonlyArray<HttpApiEndpoint.Top>) {
         if (!["POST", "PATCH", "DELETE"].includes(endpoint.method)) continue
         ;(isAtomic(group, endpoint) ? atomic : claimed).push(`${group.identifier}.${endpoint.identifier}`)
       }
