@@ -20,7 +20,7 @@
 import { spawn } from "node:child_process"
 import http from "node:http"
 import { createHash, createPrivateKey, randomBytes, sign } from "node:crypto"
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
@@ -186,6 +186,26 @@ const rssPolls = async (base) => {
 const cpuSeconds = (child) => {
   const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1].split(" ")
   return (Number(fields[11]) + Number(fields[12])) / 100
+}
+/** utime + stime of every PostgreSQL process of the machine (its backends, checkpointer, WAL writer), in seconds. */
+const postgresCpuSeconds = () => {
+  let total = 0
+  for (const pid of readdirSync("/proc").filter((d) => /^[0-9]+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+      if (!stat.includes("(postgres)")) continue
+      const fields = stat.split(") ")[1].split(" ")
+      total += (Number(fields[11]) + Number(fields[12])) / 100
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total
+}
+/** This script's own CPU (the signer: signing, sending, timing), in seconds. */
+const selfCpuSeconds = () => {
+  const u = process.cpuUsage()
+  return (u.user + u.system) / 1e6
 }
 const cleanup = () => children.forEach((c) => c.kill("SIGKILL"))
 process.on("exit", cleanup)
@@ -364,10 +384,14 @@ const main = async () => {
     }
     const polls0 = await rssPolls(gatewayBase)
     const cpu0 = children.map(cpuSeconds)
+    const pgCpu0 = postgresCpuSeconds()
+    const selfCpu0 = selfCpuSeconds()
     const started = performance.now()
     const members = await Promise.all(Array.from({ length: MEMBERS }, (_, i) => fillForm(gatewayBase, memberId(i + 1), formId)))
     const fillSeconds = (performance.now() - started) / 1000
     const cpu1 = children.map(cpuSeconds)
+    const pgCpu1 = postgresCpuSeconds()
+    const selfCpu1 = selfCpuSeconds()
     const polls1 = await rssPolls(gatewayBase)
     const times = members.flatMap((m) => m.times)
     const failures = members.flatMap((m) => m.failures)
@@ -424,10 +448,13 @@ const main = async () => {
       review_posts_per_s: postedAt.length < 2 ? null : Math.round((postedAt.length - 1) / (spanMs(postedAt) / 1000)),
       fill_seconds: Math.round(fillSeconds * 10) / 10,
       polls_per_s_meanwhile: polls0 === null || polls1 === null ? null : Math.round((polls1 - polls0) / fillSeconds),
-      // CPU seconds during the fill: the gateway's process, and the sandbox's when apart.
+      // CPU seconds during the fill: the gateway's process, the sandbox's when apart, PostgreSQL's
+      // processes (every one of the machine's cluster) and this script (the members' driver).
       cpu_s_during_fill: {
         gateway: Math.round((cpu1.at(-1) - cpu0.at(-1)) * 100) / 100,
-        ...(APART ? { sandbox: Math.round((cpu1[0] - cpu0[0]) * 100) / 100 } : {})
+        ...(APART ? { sandbox: Math.round((cpu1[0] - cpu0[0]) * 100) / 100 } : {}),
+        postgres: Math.round((pgCpu1 - pgCpu0) * 100) / 100,
+        driver: Math.round((selfCpu1 - selfCpu0) * 100) / 100
       },
       load1: { min: Math.min(...loads), max: Math.max(...loads) }
     }
