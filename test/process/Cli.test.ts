@@ -1,7 +1,9 @@
 /**
  * The operator CLI as an operator runs it (the bundled `cli.mjs`):
- * - `bots add` reads the bot's identity from the chat platform (the sandbox of a running gateway),
- *   `bots list`, `bots remove`, `taskboard pair`/`unpair`, `keys reencrypt`, on its own embedded database;
+ * - `bots add` reads the bot's identity from the chat platform (the sandbox of a running gateway)
+ *   and `bots list` reads it back, on its own embedded database; then `bots remove`,
+ *   `taskboard pair`/`unpair`, `keys reencrypt` and their mistakes on PostgreSQL (TEST_DATABASE_URL;
+ *   without it, on the embedded database too);
  * - a gateway server process and the CLI on one PostgreSQL database (TEST_DATABASE_URL): what the
  *   CLI changes, the server serves within seconds;
  * - help for every command, argument and flag; mistakes as one line on stderr, never a stack;
@@ -77,7 +79,12 @@ layer(TestApp.layer({ capabilities: "memory" }), { excludeTestServices: true, ti
     Effect.gen(function*() {
       const app = yield* TestApp
       const dataDir = mkdtempSync(join(tmpdir(), "gateway-cli-"))
-      const env = { DATA_DIR: dataDir, PUBLIC_URL: app.url }
+      // Each process on the embedded database starts PGlite (~5 s on a loaded 2-core machine): the
+      // first two commands show it is created, kept and read again; the rest run on a database of
+      // PostgreSQL's when there is one (TEST_DATABASE_URL), where each takes the process's start only.
+      const embedded = { DATA_DIR: dataDir, PUBLIC_URL: app.url }
+      const db = TEST_DATABASE_URL === "" ? undefined : yield* Effect.promise(() => sharedDatabase(TEST_DATABASE_URL))
+      let env: Record<string, string> = embedded
       const cli = (...args: Array<string>) =>
         Effect.map(Effect.promise(() => runCli(env, args)), (r) => {
           assert.strictEqual(r.code, 0, `${args.join(" ")} failed: ${r.stdout}${r.stderr}`)
@@ -87,6 +94,10 @@ layer(TestApp.layer({ capabilities: "memory" }), { excludeTestServices: true, ti
         assert.include(yield* cli("bots", "add", "--token", BOT2_TOKEN), `added bot ${BOT2_ID}`)
         // The third column: the Interactions Endpoint URL once the application is read, "-" before.
         assert.match(yield* cli("bots", "list"), new RegExp(`^${BOT2_ID}\\tFeedsBot\\t(-|${app.url}/interactions/${BOT2_ID})$`, "m"))
+        if (db !== undefined) {
+          env = { DATABASE_URL: db.url, DATA_DIR: dataDir, PUBLIC_URL: app.url }
+          assert.include(yield* cli("bots", "add", "--token", BOT2_TOKEN), `added bot ${BOT2_ID}`)
+        }
         assert.include(yield* cli("taskboard", "pair", S2_ID, "--team", "team-x", "--key", "k", "--token", "t"), "paired")
         assert.include(yield* cli("keys", "reencrypt"), "re-encrypted 0 secrets")
         assert.include(yield* cli("taskboard", "unpair", S2_ID), "unpaired")
@@ -112,6 +123,7 @@ layer(TestApp.layer({ capabilities: "memory" }), { excludeTestServices: true, ti
         assertOneLine(shortKey, 2, /^error: configuration error: TOKEN_ENCRYPTION_KEY/)
       } finally {
         rmSync(dataDir, { recursive: true, force: true })
+        if (db !== undefined) yield* Effect.promise(db.close)
       }
     }), 300_000)
 })
