@@ -135,7 +135,9 @@ layer(App, { excludeTestServices: true, timeout: 60_000 })("metric families on G
     it.effect("the chat platform's and the token cache's hits", () =>
       Effect.gen(function*() {
         yield* get("/api/v1/user")
+        const firstAt = Date.now()
         const before = yield* scrape
+        const secondAt = Date.now()
         assert.strictEqual((yield* get("/api/v1/user")).status, 200)
         const after = yield* scrape
         const delta = (name: string, labels: Labels) => valueOf(after, name, labels) - valueOf(before, name, labels)
@@ -143,9 +145,11 @@ layer(App, { excludeTestServices: true, timeout: 60_000 })("metric families on G
         assert.isAtLeast(delta("cache_lookups_total", { cache: "discord.user", result: "hit" }), 1)
         assert.strictEqual(delta("cache_lookups_total", { cache: "discord.user", result: "miss" }), 0)
         assert.strictEqual(delta("upstream_requests_total", { platform: "discord", route: "GET /users/@me" }), 0)
-        // The access token was resolved moments ago: a hit of the token cache.
-        assert.strictEqual(delta("cache_lookups_total", { cache: "tokens.access", result: "hit" }), 1)
-        assert.strictEqual(delta("cache_lookups_total", { cache: "tokens.access", result: "miss" }), 0)
+        // The access token was resolved moments ago: a hit of the token cache, which keeps it 5 s. (On
+        // a loaded machine the scrape between the two reads once took longer: then one miss, no hit.)
+        const kept = secondAt - firstAt < 4_500
+        assert.strictEqual(delta("cache_lookups_total", { cache: "tokens.access", result: "hit" }), kept ? 1 : 0)
+        assert.strictEqual(delta("cache_lookups_total", { cache: "tokens.access", result: "miss" }), kept ? 0 : 1)
       }))
   })
 
