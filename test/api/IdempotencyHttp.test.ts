@@ -51,7 +51,15 @@ formsOverHttp("idempotency keys", (it) => {
         assert.isAtLeast(ok.length, 1, JSON.stringify(answers))
         for (const a of answers) {
           assert.include([200, 409], a.status, a.text)
-          if (a.status === 409) assert.strictEqual(JSON.parse(a.text).errors[0].code, "Conflict")
+          if (a.status === 409) {
+            assert.deepStrictEqual(JSON.parse(a.text), {
+              errors: [{
+                code: "Conflict",
+                message: "A request with this Idempotency-Key is still being processed; retry once it has been answered.",
+                additionalProperties: { header: "Idempotency-Key" }
+              }]
+            })
+          }
         }
         assert.strictEqual(new Set(ok.map((a) => a.text)).size, 1, "every 200 is the same answer")
         assert.strictEqual(ok.filter((a) => a.replayed === null).length, 1, "one of them ran")
