@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto"
 import { channelId } from "../../src/sandbox/Seed.ts"
 import { RSS_PATHS } from "../../src/sandbox/sources/Seed.ts"
 import { TestApp } from "../utils/TestApp.ts"
-import { feedsOverHttp, modulePath } from "./FeedsHttpFixtures.ts"
+import { feedsOverHttp, modulePath, sandbox } from "./FeedsHttpFixtures.ts"
 import { send } from "./IdempotencyFixtures.ts"
 
 const auditsOf = (feedId: string, eventType: string) =>
@@ -45,5 +45,24 @@ feedsOverHttp("idempotency keys", (it) => {
       assert.strictEqual(deletedAgain.status, 200, deletedAgain.text)
       assert.strictEqual(deletedAgain.replayed, "true")
       assert.strictEqual(yield* auditsOf(id, "DELETE"), 1)
+    }))
+
+  it.effect("a 503 is not kept: the retry with its key runs again once the source answers", () =>
+    Effect.gen(function*() {
+      const app = yield* TestApp
+      const feed = `${app.url}${RSS_PATHS.rss}?k=${randomUUID()}`
+      const body = { feed_identifier: feed, webhook_channel: channelId(1, 2) }
+      const key = randomUUID()
+      yield* sandbox("POST", "/sandbox/faults", { route: `GET ${RSS_PATHS.rss}`, kind: "429", retry_after: 1, count: 1 })
+      const down = yield* send("POST", `${modulePath("rss")}/feeds`, key, body)
+      assert.strictEqual(down.status, 503, down.text)
+      const again = yield* send("POST", `${modulePath("rss")}/feeds`, key, body)
+      assert.strictEqual(again.status, 200, again.text)
+      assert.isNull(again.replayed)
+      const replayed = yield* send("POST", `${modulePath("rss")}/feeds`, key, body)
+      assert.strictEqual(replayed.replayed, "true")
+      assert.strictEqual(replayed.text, again.text)
+      const sql = yield* SqlClient.SqlClient
+      assert.deepStrictEqual((yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM feeds WHERE feed_identifier = ${feed}`)[0]!.n, 1)
     }))
 })
