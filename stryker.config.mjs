@@ -62,7 +62,7 @@ export const targets = {
   "src/layers/infra/RateLimitCarryRedis.ts": ["test/api/RateLimitCarryRedis.test.ts"],
   // Idempotency keys (#30): which routes commit their key with their write, what is kept and replayed;
   // the store's claim, lock and answer (a cut request frees its key; a retry never runs a write twice).
-  "src/http/edge/IdempotencyLive.ts": ["test/api/IdempotencyAtomic.test.ts", "test/api/IdempotencyHttp.test.ts", "test/api/IdempotencyKept.test.ts", "test/api/IdempotencyFeeds.test.ts"],
+  "src/http/edge/IdempotencyLive.ts": ["test/api/IdempotencyKeep.test.ts", "test/api/IdempotencyAtomic.test.ts", "test/api/IdempotencyHttp.test.ts", "test/api/IdempotencyKept.test.ts", "test/api/IdempotencyFeeds.test.ts"],
   // (The claim and what follows it: the lines a cut request once left claimed; the whole file takes an hour.)
   "src/layers/infra/IdempotencyStoreSql.ts:125-159": ["test/contracts/IdempotencyStore.test.ts", "test/infra/IdempotencyStoreSql.test.ts", "test/api/IdempotencyReset.test.ts"],
   // When sources are polled: a first poll once, a refresh always, the keyed "now" poll and its re-read.

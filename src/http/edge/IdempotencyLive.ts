@@ -70,6 +70,7 @@ const keptResponse = (response: HttpServerResponse.HttpServerResponse): KeptAnsw
 const keptError = (error: unknown): KeptAnswer | undefined => {
   if (typeof error !== "object" || error === null || !("_tag" in error) || !("problems" in error)) return undefined
   const status = ERROR_STATUS[String(error._tag)]
+  // Stryker disable next-line ConditionalExpression: keptStatus(undefined) is false, so an unknown error keeps nothing either way
   if (status === undefined || !keptStatus(status)) return undefined
   const code = reasonPhrase[status]!
   const errors = (error.problems as ReadonlyArray<Problem>).map((p) =>
@@ -78,13 +79,15 @@ const keptError = (error: unknown): KeptAnswer | undefined => {
   return { status, headers: { "content-type": "application/json" }, body: JSON.stringify({ errors }) }
 }
 
-const keep = (exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown>): KeptAnswer | undefined => {
+/** What a request's end keeps for its key: a kept status's answer, or nothing (the key can be retried). */
+export const keep = (exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown>): KeptAnswer | undefined => {
   if (Exit.isSuccess(exit)) return keptResponse(exit.value)
   const error = Cause.findError(exit.cause)
   return Result.isSuccess(error) && !Cause.hasDies(exit.cause) ? keptError(error.success) : undefined
 }
 
-const replay = (answer: KeptAnswer) => {
+/** A kept answer, sent again with `Idempotent-Replayed: true`. */
+export const replay = (answer: KeptAnswer) => {
   const headers = { ...answer.headers, "idempotent-replayed": "true" }
   return answer.body === "" && answer.headers["content-type"] === undefined
     ? HttpServerResponse.empty({ status: answer.status, headers })
@@ -98,6 +101,7 @@ export const IdempotencyLive = Layer.effect(
     return Idempotency.of((httpEffect, { endpoint, group }) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
+        // Stryker disable next-line ConditionalExpression: only the mutating endpoints carry this middleware (Api.ts); kept should that change
         if (!MUTATING.has(request.method)) return yield* httpEffect
         const parsed = parseIdempotencyKey(request.headers[IDEMPOTENCY_HEADER])
         if (Result.isFailure(parsed)) return yield* Effect.fail(BadRequest.of(parsed.failure, { header: "Idempotency-Key" }))
