@@ -8,7 +8,7 @@ import { assert, layer } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
-import { makeIdempotencyStoreSql } from "../../src/layers/infra/IdempotencyStoreSql.ts"
+import { lockIdOf, makeIdempotencyStoreSql } from "../../src/layers/infra/IdempotencyStoreSql.ts"
 import { Cipher, generateKey, parseKeyring } from "../../src/services/infra/Cipher.ts"
 import { IdempotencyStore } from "../../src/services/infra/IdempotencyStore.ts"
 import type { KeyClaim } from "../../src/services/infra/IdempotencyStore.ts"
@@ -47,6 +47,34 @@ for (const kind of dbKinds) {
         yield* s.run(refused, true, Effect.andThen(write(refused.key), Effect.fail("unavailable")), keepSuccess)
         assert.deepStrictEqual(yield* stored(refused, refused.key), { write: 0, key: 0 })
       }))
+
+    // Another connection holds the key's lock (a request between its lock and its row's commit):
+    // PostgreSQL only, since PGlite's one session takes its own advisory locks again.
+    if (kind === "postgres") {
+      it.effect("a claimed key locked by another request whose row is not there yet: in flight, the work not run", () =>
+        Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          const s = yield* IdempotencyStore
+          const claim = claimOf()
+          const held = yield* Deferred.make<void>()
+          const release = yield* Deferred.make<void>()
+          const holder = yield* Effect.forkChild(sql.withTransaction(Effect.gen(function*() {
+            yield* sql`SELECT pg_advisory_xact_lock(${lockIdOf(claim)}::int8)`
+            yield* Deferred.succeed(held, undefined)
+            yield* Deferred.await(release)
+          })))
+          yield* Deferred.await(held)
+          let ran = false
+          const outcome = yield* s.run(claim, false, Effect.sync(() => (ran = true, "x")), keepSuccess)
+          assert.deepStrictEqual(outcome, { _tag: "InFlight" })
+          assert.isFalse(ran)
+          yield* Deferred.succeed(release, undefined)
+          yield* Fiber.join(holder)
+          // Once the lock is gone the key is free: the request runs.
+          const later = yield* s.run(claim, false, Effect.succeed("y"), keepSuccess)
+          assert.strictEqual(later._tag, "Ran")
+        }))
+    }
 
     it.effect("cut off after its write, before it ends: neither the write nor the key", () =>
       Effect.gen(function*() {

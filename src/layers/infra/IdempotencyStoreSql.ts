@@ -26,7 +26,7 @@ interface KeyRow {
 }
 
 /** The advisory lock of a user's key: 64 bits of its SHA-256, as a signed int8. */
-const lockIdOf = (claim: KeyClaim) =>
+export const lockIdOf = (claim: KeyClaim) =>
   createHash("sha256").update(`${claim.userId}\n${claim.key}`).digest().readBigInt64BE(0).toString()
 
 const aadOf = (claim: KeyClaim) => `idempotency:${claim.userId}:${claim.key}`
