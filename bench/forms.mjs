@@ -182,20 +182,20 @@ const rssPolls = async (base) => {
   }
   return total
 }
-/** utime + stime of a process, in seconds (`/proc/<pid>/stat`; clock ticks of 100 Hz). */
-const cpuSeconds = (child) => {
-  const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1].split(" ")
+/** utime + stime of a `/proc/<pid>/stat` line, in seconds (clock ticks of 100 Hz). */
+const statCpuSeconds = (stat) => {
+  const fields = stat.split(") ")[1].split(" ")
   return (Number(fields[11]) + Number(fields[12])) / 100
 }
-/** utime + stime of every PostgreSQL process of the machine (its backends, checkpointer, WAL writer), in seconds. */
+/** A child process's CPU, in seconds. */
+const cpuSeconds = (child) => statCpuSeconds(readFileSync(`/proc/${child.pid}/stat`, "utf8"))
+/** The CPU of every PostgreSQL process of the machine (its backends, checkpointer, WAL writer), in seconds. */
 const postgresCpuSeconds = () => {
   let total = 0
   for (const pid of readdirSync("/proc").filter((d) => /^[0-9]+$/.test(d))) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-      if (!stat.includes("(postgres)")) continue
-      const fields = stat.split(") ")[1].split(" ")
-      total += (Number(fields[11]) + Number(fields[12])) / 100
+      if (stat.includes("(postgres)")) total += statCpuSeconds(stat)
     } catch {
       // gone meanwhile
     }

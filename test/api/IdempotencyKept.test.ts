@@ -2,7 +2,7 @@
  * Which answers a key keeps (issue #30, docs/choices.md): a 2xx and most 4xx are kept and replayed
  * with `Idempotent-Replayed: true`; a 409 (like 408 and 429) is not, so a retry with its key runs
  * again. Shown on a review from the panel, whose second review is a 409 naming the reviewer; and the
- * refusals of a key, word for word. PGlite and PostgreSQL.
+ * 422 of a key used for another request, word for word. PGlite and PostgreSQL.
  */
 import { assert } from "@effect/vitest"
 import { Effect } from "effect"
@@ -12,12 +12,18 @@ import { tokenOf } from "../utils/TestApp.ts"
 import { send } from "./IdempotencyFixtures.ts"
 import { createForm, FORMS, seedSubmission, submissionsOverHttp } from "./SubmissionsHttpFixtures.ts"
 
+/** The review route of a new pending submission (Bob's) of a new form titled `title`. */
+const reviewPath = (title: string) =>
+  Effect.gen(function*() {
+    const formId = yield* createForm(yield* tokenOf(ALICE_ID), { title })
+    const id = yield* seedSubmission(formId, { id: BOB_ID, name: "Bob" }, ["Bob", "I like it", "bob@example.org"])
+    return `${FORMS}/${formId}/submissions/${id}/review`
+  })
+
 submissionsOverHttp("idempotency keys: what is kept", (it) => {
   it.effect("a review's 200 is kept and replayed; the 409 of a second review is not kept", () =>
     Effect.gen(function*() {
-      const formId = yield* createForm(yield* tokenOf(ALICE_ID), { title: "Kept answers" })
-      const id = yield* seedSubmission(formId, { id: BOB_ID, name: "Bob" }, ["Bob", "I like it", "bob@example.org"])
-      const path = `${FORMS}/${formId}/submissions/${id}/review`
+      const path = yield* reviewPath("Kept answers")
       const first = randomUUID()
       const passed = yield* send("POST", path, first, { decision: "pass" })
       assert.strictEqual(passed.status, 200, passed.text)
@@ -41,11 +47,10 @@ submissionsOverHttp("idempotency keys: what is kept", (it) => {
       assert.strictEqual(replayed.type, passed.type)
     }))
 
-  it.effect("another request with a key, and a key in use: refused in the envelope, word for word, naming the header", () =>
+  // (A key in use, the 409, word for word: IdempotencyHttp's ten at once.)
+  it.effect("another request with a used key: refused in the envelope, word for word, naming the header", () =>
     Effect.gen(function*() {
-      const formId = yield* createForm(yield* tokenOf(ALICE_ID), { title: "Refusals" })
-      const id = yield* seedSubmission(formId, { id: BOB_ID, name: "Bob" }, ["Bob", "I like it", "bob@example.org"])
-      const path = `${FORMS}/${formId}/submissions/${id}/review`
+      const path = yield* reviewPath("Refusals")
       const key = randomUUID()
       assert.strictEqual((yield* send("POST", path, key, { decision: "pass" })).status, 200)
       const other = yield* send("POST", path, key, { decision: "drop" })

@@ -33,7 +33,7 @@ const sendAndCut = (url: string, token: string, key: string, body: string, when:
   })
 
 /** The retry a client makes: again while the first is in flight (409), until it is answered. */
-const retry = (key: string, body: unknown, path = formsPath()) =>
+const retry = (key: string, body: unknown, path: string) =>
   Effect.gen(function*() {
     // Up to 20 s: on a loaded machine the cut request may still be running (its write, then its commit's flush).
     for (let i = 0; i < 400; i++) {
@@ -44,6 +44,21 @@ const retry = (key: string, body: unknown, path = formsPath()) =>
     throw new Error("still in flight after 20 s")
   })
 
+/**
+ * Cuts the create at `path` `when` said, then retries it with its key until answered: the answer,
+ * a 200, replayed when the first was cut as it was answered (its write done).
+ */
+const cutThenRetry = (path: string, key: string, body: unknown, when: "sent" | "answering") =>
+  Effect.gen(function*() {
+    const app = yield* TestApp
+    const token = yield* tokenOf(ALICE_ID)
+    yield* Effect.promise(() => sendAndCut(app.url + path, token, key, JSON.stringify(body), when))
+    const again = yield* retry(key, body, path)
+    assert.strictEqual(again.status, 200, again.text)
+    if (when === "answering") assert.strictEqual(again.replayed, "true")
+    return again
+  })
+
 const storedIds = (title: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.map(sql<{ id: string }>`SELECT workflow_id::text AS id FROM forms WHERE title = ${title}`, (rows) => rows.map((r) => Number(r.id))))
@@ -52,18 +67,12 @@ formsOverHttp("idempotency after a connection reset", (it) => {
   for (const when of ["sent", "answering"] as const) {
     it.effect(`socket destroyed once the request was ${when}: the retry answers the one form`, () =>
       Effect.gen(function*() {
-        const app = yield* TestApp
-        const token = yield* tokenOf(ALICE_ID)
         const key = randomUUID()
         const title = `Reset ${when} ${key}`
-        yield* Effect.promise(() => sendAndCut(app.url + formsPath(), token, key, JSON.stringify(form(title)), when))
-        const again = yield* retry(key, form(title))
-        assert.strictEqual(again.status, 200, again.text)
+        const again = yield* cutThenRetry(formsPath(), key, form(title), when)
         const ids = yield* storedIds(title)
         assert.deepStrictEqual(ids, [JSON.parse(again.text).workflow_id])
         assert.deepStrictEqual(yield* countsOf(title), { forms: 1, audits: 1 })
-        // Cut while answering, the write was done: the retry is its answer, replayed.
-        if (when === "answering") assert.strictEqual(again.replayed, "true")
       }))
   }
 })
@@ -73,17 +82,12 @@ feedsOverHttp("idempotency after a connection reset", (it) => {
     it.effect(`socket destroyed once the request was ${when}: the retry answers the one feed`, () =>
       Effect.gen(function*() {
         const app = yield* TestApp
-        const token = yield* tokenOf(ALICE_ID)
         const key = randomUUID()
-        const path = `${modulePath("rss")}/feeds`
         const body = { feed_identifier: `${app.url}${RSS_PATHS.rss}?k=${key}`, webhook_channel: channelId(1, 2) }
-        yield* Effect.promise(() => sendAndCut(app.url + path, token, key, JSON.stringify(body), when))
-        const again = yield* retry(key, body, path)
-        assert.strictEqual(again.status, 200, again.text)
+        const again = yield* cutThenRetry(`${modulePath("rss")}/feeds`, key, body, when)
         const sql = yield* SqlClient.SqlClient
         const stored = yield* sql<{ id: string }>`SELECT id::text AS id FROM feeds WHERE feed_identifier = ${body.feed_identifier}`
         assert.deepStrictEqual(stored.map((r) => r.id), [String(JSON.parse(again.text).id)])
-        if (when === "answering") assert.strictEqual(again.replayed, "true")
       }))
   }
 })

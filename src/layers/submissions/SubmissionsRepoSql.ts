@@ -10,7 +10,7 @@ import { SqlClient } from "effect/sql"
 import type { StoredForm } from "../../domain/forms/Form.ts"
 import { Cipher } from "../../services/infra/Cipher.ts"
 import { REPLAYED, SubmissionsRepo } from "../../services/submissions/SubmissionsRepo.ts"
-import type { Answers, Draft, EffectKind, EffectState, FormState, LiveForm, OpenedDraft, OpenedForm, Replayed, Submission, SubmissionEffect } from "../../services/submissions/SubmissionsRepo.ts"
+import type { Answers, Draft, EffectKind, EffectOutcome, FormState, LiveForm, OpenedDraft, OpenedForm, Replayed, Submission, SubmissionEffect } from "../../services/submissions/SubmissionsRepo.ts"
 import { entryColumns, entryValues } from "../audit/AuditLogSql.ts"
 import { toStored } from "../forms/FormRows.ts"
 import type { FormRow } from "../forms/FormRows.ts"
@@ -133,7 +133,7 @@ export const SubmissionsRepoSql = Layer.effect(SubmissionsRepo, Effect.gen(funct
       return yield* toSubmission(rows[0], yield* effectsOf(id))
     })
 
-  const settle = (id: string, kind: EffectKind, target: string, o: { readonly state: EffectState; readonly reason: string | null; readonly messageId: string | null }) =>
+  const settle = (id: string, kind: EffectKind, target: string, o: EffectOutcome) =>
     sql`UPDATE submission_effects SET state = ${o.state}, reason = ${o.reason}, message_id = COALESCE(${o.messageId}, message_id), updated_at = now()
       WHERE submission_id = ${id} AND kind = ${kind} AND target = ${target}`.pipe(Effect.asVoid)
 

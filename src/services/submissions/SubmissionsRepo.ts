@@ -58,6 +58,12 @@ export type SubmissionStatus = "pending" | "accepted" | "denied"
 export type Priority = "low" | "medium" | "high"
 export type EffectKind = "review_message" | "dm" | "summary" | "card"
 export type EffectState = "pending" | "done" | "failed"
+/** How an effect ended (or is still pending): its state, why, and the message it made. */
+export interface EffectOutcome {
+  readonly state: EffectState
+  readonly reason: string | null
+  readonly messageId: string | null
+}
 
 export interface SubmissionEffect {
   readonly kind: EffectKind
@@ -152,12 +158,12 @@ export class SubmissionsRepo extends Context.Service<SubmissionsRepo, {
   /** Records an effect as pending (no-op when it exists). */
   readonly addEffect: (id: string, kind: EffectKind, target: string, channelId: string | null) => Effect.Effect<void, ServiceUnavailable>
   readonly effect: (id: string, kind: EffectKind, target: string) => Effect.Effect<SubmissionEffect | undefined, ServiceUnavailable>
-  readonly settleEffect: (id: string, kind: EffectKind, target: string, outcome: { readonly state: EffectState; readonly reason: string | null; readonly messageId: string | null }) => Effect.Effect<void, ServiceUnavailable>
+  readonly settleEffect: (id: string, kind: EffectKind, target: string, outcome: EffectOutcome) => Effect.Effect<void, ServiceUnavailable>
   /**
    * The DM's outcome: the effect settled and, when the platform answered, the submission's `dm`
    * (sent, or the member's DMs closed), in one transaction: a reader never sees one without the
    * other, and a worker that dies between them does not leave a sent DM whose effect is pending
    * (its retry would send it again).
    */
-  readonly settleDm: (id: string, dm: "sent" | "closed" | undefined, outcome: { readonly state: EffectState; readonly reason: string | null; readonly messageId: string | null }) => Effect.Effect<void, ServiceUnavailable>
+  readonly settleDm: (id: string, dm: "sent" | "closed" | undefined, outcome: EffectOutcome) => Effect.Effect<void, ServiceUnavailable>
 }>()("gateway/SubmissionsRepo") {}
