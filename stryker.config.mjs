@@ -37,7 +37,7 @@ export const targets = {
   "src/layers/platform/discord/DiscordGlobalBudget.ts": ["GlobalBudgetStore", "RateLimitBehaviourBudgets", "RateLimitRefusals"].map((n) => `test/platform/${n}.test.ts`),
   "src/layers/platform/discord/DiscordRateLimits.ts:144-163": ["RateLimitBehaviourBudgets", "RateLimitBehaviourStoreMetrics", "RateLimitRefusals"].map((n) => `test/platform/${n}.test.ts`),
   // Unordered requests together within a bucket's remaining (#32's review messages): the lock, what an answer teaches, the choice.
-  "src/layers/platform/discord/DiscordRateLimits.ts:165-275": ["RateLimitUnordered", "RateLimitBehaviourBuckets", "RateLimitBehaviourBudgets", "RateLimitBehaviourStoreMetrics", "RateLimitRefusals"].map((n) => `test/platform/${n}.test.ts`),
+  "src/layers/platform/discord/DiscordRateLimits.ts:165-273": ["RateLimitUnordered", "RateLimitBehaviourBuckets", "RateLimitBehaviourBudgets", "RateLimitBehaviourStoreMetrics", "RateLimitRefusals"].map((n) => `test/platform/${n}.test.ts`),
   // The rate limiter: its layer (DiscordRateLimits.ts) and its stateless arithmetic (DiscordRateLimitRules.ts).
   // (DiscordGlobalBudget.test.ts is left out for time: RateLimitBehaviourBudgets pins the budget's arithmetic.)
   "src/layers/platform/discord/DiscordRateLimit*.ts": ["RateLimitUnordered", "RateLimitBehaviourBuckets", "RateLimitBehaviourBudgets", "RateLimitBehaviourStoreMetrics", "RateLimitRefusals", "DiscordChatPlatform", "DiscordSandbox"].map((n) => `test/platform/${n}.test.ts`),
@@ -69,7 +69,7 @@ export const targets = {
   // What an accepted submission shares (#33): a Private answer in no summary and on no card rides on it.
   "src/services/submissions/Share.ts": ["test/submissions/Share.test.ts", "test/submissions/SharePrivacy.test.ts"],
   // The sweep that queues a review message whose job never came (a submission is never left unposted).
-  "src/layers/submissions/SubmissionJobs.ts:125-144": ["test/submissions/SubmitStatement.test.ts"],
+  "src/layers/submissions/SubmissionJobs.ts:124-143": ["test/submissions/SubmitStatement.test.ts"],
   "src/services/delivery/DeliveryScheduling.ts": ["test/delivery/Scheduling.test.ts", "test/delivery/StartAfterOutage.test.ts", "test/delivery/PollNow.test.ts", "test/delivery/PollNowRace.test.ts", "test/delivery/PollSlot.test.ts", "test/delivery/DeliverySteps.test.ts", "test/delivery/DeliveryWorkers.test.ts"]
 }
 
