@@ -6,45 +6,19 @@
  * requests are counted in Redis again (what Redis holds is what the test checks).
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, Layer, References } from "effect"
-import { createClient } from "redis"
-import { liveCapabilities, makeApp } from "../../src/layers/App.ts"
-import { SandboxMode } from "../../src/sandbox/SandboxMode.ts"
-import type { Capabilities } from "../../src/layers/App.ts"
+import { Effect, Layer } from "effect"
 import { RedisSocketTuning } from "../../src/layers/infra/RedisClient.ts"
-import { generateKey, parseKeyring } from "../../src/services/infra/Cipher.ts"
-import { DependencyHealth, makeDependencyHealth } from "../../src/services/infra/DependencyHealth.ts"
-import { CapturedLogs, logged } from "../utils/CapturedLogs.ts"
-import { testDb } from "../utils/Db.ts"
-import { redisProxy } from "../utils/RedisProxy.ts"
+import { logged } from "../utils/CapturedLogs.ts"
 import type { RedisProxy } from "../utils/RedisProxy.ts"
-import { CLIENT_REDIRECT, freePort, raw, TestApp, testAppConfig } from "../utils/TestApp.ts"
+import { gatewayBehindProxy, storedAuthCount } from "../utils/RedisGateway.ts"
+import { CLIENT_REDIRECT, raw } from "../utils/TestApp.ts"
 
 const REDIS = process.env.TEST_REDIS_URL
 const LOGIN = `/auth/idp/login?redirect_uri=${encodeURIComponent(CLIENT_REDIRECT)}`
 const PREFIX = `gateway-reconnect-${process.pid}-${Date.now()}:`
 
 /** The /auth requests Redis has counted for this file's gateway (every key under its prefix). */
-const storedCount = Effect.acquireUseRelease(
-  Effect.promise(() => createClient({ url: REDIS! }).connect()),
-  (redis) =>
-    Effect.promise(async () => {
-      const keys = await redis.keys(`${PREFIX}ratelimit:auth:*`)
-      const values = keys.length === 0 ? [] : await redis.mGet(keys)
-      return values.reduce((sum, v) => sum + Number(v ?? 0), 0)
-    }),
-  (redis) => Effect.promise(() => redis.close())
-)
-
-const removeKeys = Effect.acquireUseRelease(
-  Effect.promise(() => createClient({ url: REDIS! }).connect()),
-  (redis) =>
-    Effect.promise(async () => {
-      const keys = await redis.keys(`${PREFIX}*`)
-      if (keys.length > 0) await redis.del(keys)
-    }),
-  (redis) => Effect.promise(() => redis.close())
-)
+const storedCount = Effect.suspend(() => storedAuthCount(REDIS!, PREFIX))
 
 const login = Effect.gen(function*() {
   const res = yield* raw({}, LOGIN)
@@ -54,22 +28,8 @@ const login = Effect.gen(function*() {
 
 describe.runIf(REDIS !== undefined)("rate limits after Redis comes back (TEST_REDIS_URL)", () => {
   let proxy: RedisProxy | undefined
-  const app = Layer.unwrap(Effect.gen(function*() {
-    proxy = yield* redisProxy(new URL(REDIS!))
-    yield* Effect.addFinalizer(() => removeKeys)
-    const port = yield* Effect.promise(freePort)
-    // A count expires one window/limit per request (Effect's fixed window): 3.6 s each, well past the test's waits.
-    const config = testAppConfig(port, { redisUrl: proxy.url, redisKeyPrefix: PREFIX, rateLimitAuthPerHour: 1_000 })
-    const capabilities = liveCapabilities(config, SandboxMode.of(config), parseKeyring(generateKey()), testDb("pglite"))
-    return makeApp(config, SandboxMode.of(config), capabilities as Layer.Layer<Capabilities, unknown>).pipe(
-      Layer.merge(Layer.succeed(TestApp, TestApp.of({ url: config.publicUrl, config }))),
-      // The outage's lines are part of what is checked: kept (CapturedLogs), not printed.
-      Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn")),
-      Layer.provide(Layer.succeed(DependencyHealth, makeDependencyHealth())),
-      // An idle connection ends by a socket time-out after 400 ms (node-redis has none by default).
-      Layer.provide(Layer.succeed(RedisSocketTuning, { socketTimeout: 400 }))
-    )
-  })).pipe(Layer.provideMerge(CapturedLogs.layer))
+  // An idle connection ends by a socket time-out after 400 ms (node-redis has none by default).
+  const app = gatewayBehindProxy(REDIS ?? "", PREFIX, (p) => (proxy = p), Layer.succeed(RedisSocketTuning, { socketTimeout: 400 }))
 
   layer(app, { excludeTestServices: true, timeout: 60_000 })("blackholed, timed out, restored", (it) => {
     it.effect("counting goes back to Redis once it answers again, whatever ended the connection", () =>

@@ -8,6 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { Redis } from "effect/persistence"
 import { DiscordGlobalBudget } from "../../src/layers/platform/discord/DiscordGlobalBudget.ts"
+import { failingRedis } from "../utils/FailingRedis.ts"
 
 const redisUrl = process.env["TEST_REDIS_URL"]
 
@@ -28,23 +29,36 @@ for (const [name, store] of stores) {
       Effect.gen(function*() {
         const log = yield* budget
         const key = fresh()
-        const waits = []
-        for (let i = 0; i < 5; i++) waits.push(yield* log.reserve(key, 3, 1000, 10_000))
-        assert.deepStrictEqual(waits.slice(0, 3), Array.from({ length: 3 }, () => ({ waitMs: 0, reserved: true })))
-        // The 4th and 5th: 1 s after the 1st and 2nd (less the few ms this loop took).
-        for (const { reserved, waitMs } of waits.slice(3)) {
+        // Each reservation with the clock read before and after it: a slot a window after the k-th
+        // reservation answers a wait between (k's start + window − this one's end) and (k's end +
+        // window − this one's start), however slow the machine (the store's clock may round by 1 ms).
+        const calls: Array<{ readonly before: number; readonly after: number; readonly waitMs: number; readonly reserved: boolean }> = []
+        const reserve = Effect.gen(function*() {
+          const before = Date.now()
+          const answer = yield* log.reserve(key, 3, 1000, 10_000)
+          calls.push({ before, after: Date.now(), ...answer })
+          return answer
+        })
+        const windowAfter = (k: number, call: number, windows = 1) => {
+          const { reserved, waitMs } = calls[call]!
           assert.isTrue(reserved)
-          assert.isAtLeast(waitMs, 900)
-          assert.isAtMost(waitMs, 1000)
+          assert.isAtLeast(waitMs, calls[k]!.before + windows * 1000 - calls[call]!.after - 2)
+          assert.isAtMost(waitMs, calls[k]!.after + windows * 1000 - calls[call]!.before + 2)
         }
+        for (let i = 0; i < 5; i++) yield* reserve
+        assert.deepStrictEqual(
+          calls.slice(0, 3).map(({ reserved, waitMs }) => ({ waitMs, reserved })),
+          Array.from({ length: 3 }, () => ({ waitMs: 0, reserved: true }))
+        )
+        // The 4th and 5th: a window after the 1st and 2nd.
+        windowAfter(0, 3)
+        windowAfter(1, 4)
         // The 6th: a window after the 3rd (now), not after the 5th.
-        const sixth = yield* log.reserve(key, 3, 1000, 10_000)
-        assert.isAtLeast(sixth.waitMs, 900)
-        assert.isAtMost(sixth.waitMs, 1000)
-        // The 7th: a window after the 4th (about 1 s from now), so about 2 s.
-        const seventh = yield* log.reserve(key, 3, 1000, 10_000)
-        assert.isAtLeast(seventh.waitMs, 1900)
-        assert.isAtMost(seventh.waitMs, 2000)
+        yield* reserve
+        windowAfter(2, 5)
+        // The 7th: a window after the 4th, whose slot is itself a window after the 1st: two windows.
+        yield* reserve
+        windowAfter(0, 6, 2)
       }))
 
     it.live("a wait past the caller's longest reserves nothing; other keys have their own log", () =>
@@ -87,13 +101,7 @@ describe("the global budget's Redis store failing", () => {
   it.effect("a script that fails is the store's failure (RateLimitStoreError), which the limiter counts in memory", () =>
     Effect.gen(function*() {
       const down = new Redis.RedisError({ cause: new Error("ECONNREFUSED") })
-      const failing = Layer.succeed(Redis.Redis, {
-        send: () => Effect.fail(down),
-        subscribe: () => Effect.die("unused"),
-        eval: () => () => Effect.fail(down),
-        reserve: Effect.die("unused")
-      } as Redis.Redis["Service"])
-      const log = yield* Layer.build(DiscordGlobalBudget.layerRedis({ prefix: "x:" }).pipe(Layer.provide(failing)))
+      const log = yield* Layer.build(DiscordGlobalBudget.layerRedis({ prefix: "x:" }).pipe(Layer.provide(failingRedis(down))))
         .pipe(Effect.map((context) => Context.get(context, DiscordGlobalBudget)))
       const error = yield* Effect.flip(log.reserve("k", 1, 1000, 0))
       assert.strictEqual(error._tag, "RateLimiterError")

@@ -3,7 +3,8 @@
  * - `cut()`: every connection dropped, new ones refused (Redis stopped);
  * - `blackhole()`: connections stay open and new ones are accepted, but nothing passes either way
  *   (a network partition: no error, no answer); what was sent meanwhile is held, not lost;
- * - `restore()`: traffic passes again (held bytes first, in order).
+ * - `restore()`: traffic passes again (held bytes first, in order);
+ * - `dropNext(n)`: the next `n` connections are closed at their first bytes (a handshake cut).
  */
 import { Effect } from "effect"
 import { connect, createServer } from "node:net"
@@ -14,6 +15,7 @@ export interface RedisProxy {
   readonly cut: () => void
   readonly blackhole: () => void
   readonly restore: () => void
+  readonly dropNext: (n: number) => void
 }
 
 interface Pair {
@@ -27,6 +29,7 @@ export const redisProxy = (target: URL) =>
   Effect.acquireRelease(
     Effect.callback<RedisProxy & { readonly close: () => void }>((resume) => {
       let mode: "up" | "cut" | "blackhole" = "up"
+      let toDrop = 0
       const pairs = new Set<Pair>()
       const flush = (pair: Pair) => {
         for (const chunk of pair.toUpstream.splice(0)) pair.upstream!.write(chunk)
@@ -42,6 +45,12 @@ export const redisProxy = (target: URL) =>
       }
       const server = createServer((client) => {
         if (mode === "cut") return client.destroy()
+        if (toDrop > 0) {
+          toDrop--
+          client.on("error", () => {})
+          client.once("data", () => client.destroy())
+          return
+        }
         const pair: Pair = { client, upstream: undefined, toUpstream: [], toClient: [] }
         pairs.add(pair)
         client.on("error", () => {})
@@ -70,6 +79,9 @@ export const redisProxy = (target: URL) =>
           restore: () => {
             mode = "up"
             for (const pair of pairs) pair.upstream === undefined ? open(pair) : flush(pair)
+          },
+          dropNext: (n) => {
+            toDrop = n
           },
           close: () => {
             for (const pair of pairs) pair.client.destroy()
