@@ -10,7 +10,7 @@ import * as Yaml from "effect/encoding/Yaml"
 import { execFileSync, spawnSync } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
 import { join, relative, resolve } from "node:path"
-import { freePort } from "../../src/layers/infra/Embedded.ts"
+import { freePort } from "../utils/FreePort.ts"
 import { SOURCE_ENV } from "../../src/layers/sources/ExternalSourcesHttp.ts"
 import { nodeFlags } from "../../scripts/node-flags.mjs"
 

@@ -52,6 +52,22 @@ const pollSources = (polls: number) =>
     }
   })
 
+/**
+ * Whether another session of this database holds back VACUUM's horizon to before transaction `xid`
+ * (a `txid_current()`): a snapshot (`backend_xmin`) or a transaction id of its own (`backend_xid`,
+ * set while a transaction that wrote is open, even between its statements) older than it. VACUUM
+ * keeps every row deleted after that, so with one held the dead rows left say nothing about the
+ * upkeep. The suite has a database of its own on PostgreSQL, so only its own pool and autovacuum's
+ * ANALYZE can be such a session.
+ */
+const snapshotOlderThan = (xid: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
+      WHERE datname = current_database() AND pid <> pg_backend_pid()
+        AND greatest(age(backend_xmin), age(backend_xid)) >= age((${xid}::bigint % 4294967296)::text::xid)`.pipe(
+      Effect.map((rows) => rows[0]!.n > 0)
+    ))
+
 const launcherRuns = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   sql<{ on: boolean }>`SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE backend_type = 'autovacuum launcher') AS "on"`.pipe(
     Effect.map((rows) => rows[0]!.on)
@@ -63,7 +79,9 @@ const dropSchemaAtEnd = (schema: string) =>
     Effect.addFinalizer(() => sql.unsafe(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).pipe(Effect.ignore))))
 
 for (const kind of dbKinds) {
-  layer(testDb(kind), { excludeTestServices: true, timeout: "120 seconds" })(`gateway table upkeep on ${kind}`, (it) => {
+  // A database of its own on PostgreSQL: in the shared one, any other suite's open transaction
+  // (CI, three test workers) kept all 10,000 dead rows from the vacuum.
+  layer(testDb(kind, { ownDatabase: true }), { excludeTestServices: true, timeout: "120 seconds" })(`gateway table upkeep on ${kind}`, (it) => {
     it.effect("vacuums the churned tables by autovacuum's thresholds, leaves the rest alone", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
@@ -83,22 +101,29 @@ for (const kind of dbKinds) {
         // The writers' counts reach the statistics within a second or so (each backend flushes its own).
         yield* waitUntil("the updates counted", Effect.map(counted("feed_sources"), (n) => n >= 6 * SOURCES), "30 seconds")
         yield* waitUntil("the updates counted", Effect.map(counted("feed_seen_items"), (n) => n >= 2 * SOURCES), "30 seconds")
+        // After every update: a snapshot older than this could keep their dead rows from the vacuum.
+        const [{ marker }] = yield* sql<{ marker: string }>`SELECT txid_current()::text AS marker`
+        const heldBefore = kind === "postgres" && (yield* snapshotOlderThan(marker))
         assert.deepStrictEqual(yield* upkeepActions(schemas), expected)
         assert.deepStrictEqual(yield* upkeepPass(schemas), expected)
+        const held = heldBefore || (kind === "postgres" && (yield* snapshotOlderThan(marker)))
         const sources = (yield* stats("feed_sources"))!
         assert.deepStrictEqual({ ...sources, dead: 0 }, { live: SOURCES, dead: 0, vacuumed: true, analyzed: true })
-        // PGlite is alone: every dead row is gone. (On PostgreSQL a concurrent suite's open snapshot
-        // may keep a few, so there: below autovacuum's threshold, 50 + 0.2 x 2,000.)
-        assert.isTrue(kind === "pglite" ? sources.dead === 0 : sources.dead < 450, `${sources.dead} dead rows left`)
+        // PGlite is alone: every dead row is gone. On PostgreSQL a snapshot taken meanwhile (the
+        // server's autovacuum ANALYZE) may keep a few, so there: below autovacuum's threshold,
+        // 50 + 0.2 x 2,000; and nothing to say when a session held one older than the updates.
+        if (kind === "pglite") assert.strictEqual(sources.dead, 0)
+        else if (!held) assert.isBelow(sources.dead, 450, `${sources.dead} dead rows left`)
         // Tables below every threshold (feeds: untouched; the migrations' 12 rows) are left alone.
         for (const quiet of ["feeds", "gateway_migrations"]) {
           const s = (yield* stats(quiet))!
           assert.deepStrictEqual([quiet, s.vacuumed, s.analyzed], [quiet, false, false])
         }
-        // 100 more polls: below the thresholds (450 dead, 250 changed), nothing to do.
+        // 100 more polls: below the thresholds (450 dead, 250 changed), nothing to do (unless the dead
+        // rows were kept by a snapshot, above: then they are still over the threshold).
         yield* sql`UPDATE feed_sources SET next_poll_at = now() WHERE id <= 100`
         yield* waitUntil("the 100 updates counted", Effect.map(counted("feed_sources"), (n) => n >= 6 * SOURCES + 100), "30 seconds")
-        assert.notInclude((yield* upkeepActions(schemas)).map((a) => a.table), `${gateway}.feed_sources`)
+        if (!held) assert.notInclude((yield* upkeepActions(schemas)).map((a) => a.table), `${gateway}.feed_sources`)
       }), 90_000)
   })
 

@@ -12,7 +12,7 @@ import { join } from "node:path"
 import { GlobalMiddleware } from "../../src/http/edge/GlobalMiddleware.ts"
 import { PanelRoutes } from "../../src/http/server/PanelPage.ts"
 import { serve } from "../../src/http/server/Server.ts"
-import { freePort } from "../../src/layers/infra/Embedded.ts"
+import { freePort } from "../utils/FreePort.ts"
 
 it.live("/app without a built bundle → 503 envelope with Retry-After, naming the build", () =>
   Effect.scoped(Effect.gen(function*() {

@@ -18,7 +18,7 @@ import type { AddressInfo } from "node:net"
 import { GlobalMiddleware, MAX_BODY_SIZE } from "../../src/http/edge/GlobalMiddleware.ts"
 import { makeEdge, defaultServerLimits } from "../../src/http/server/NodeEdge.ts"
 import { serve } from "../../src/http/server/Server.ts"
-import { freePort } from "../../src/layers/infra/Embedded.ts"
+import { freePort } from "../utils/FreePort.ts"
 
 const UA = "gateway-tests/1.0"
 

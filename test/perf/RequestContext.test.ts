@@ -13,7 +13,7 @@ import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/h
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { requestContext, requestReferences, serve } from "../../src/http/server/Server.ts"
-import { freePort } from "../../src/layers/infra/Embedded.ts"
+import { freePort } from "../utils/FreePort.ts"
 import { DependencyHealth, makeDependencyHealth } from "../../src/services/infra/DependencyHealth.ts"
 
 class Probe extends Context.Service<Probe, { readonly name: string }>()("gateway/RequestContextProbe") {}

@@ -10,7 +10,7 @@ import { execFile } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { promisify } from "node:util"
-import { freePort } from "../../src/layers/infra/Embedded.ts"
+import { freePort } from "../utils/FreePort.ts"
 import { childProcesses } from "../utils/ChildProcesses.ts"
 import { ROOT, sharedBundle, sleep } from "./SpawnFixtures.ts"
 

@@ -35,6 +35,27 @@ const postgresSchema = Layer.unwrap(Effect.gen(function*() {
   )
 })).pipe(Layer.provide(Reactivity.layer))
 
+/**
+ * A fresh PostgreSQL database of its own on TEST_DATABASE_URL's server, dropped when the scope
+ * closes. For tests that read what VACUUM removes: its horizon is per database, so a transaction of
+ * another suite in the shared database (with three test workers, there always is one) keeps every
+ * row deleted after it started, whatever schema they are in.
+ */
+const postgresDatabase = Layer.unwrap(Effect.gen(function*() {
+  const name = `t_${randomBytes(6).toString("hex")}`
+  const shared = new URL(process.env.TEST_DATABASE_URL!)
+  const admin = yield* PgClient.make({ url: Redacted.make(shared.href), maxConnections: 1 })
+  // template0: no session is ever connected to it, so concurrent creates never find it in use.
+  yield* admin.unsafe(`CREATE DATABASE ${name} TEMPLATE template0`)
+  yield* Effect.addFinalizer(() => admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).pipe(Effect.ignore))
+  const own = new URL(shared.href)
+  own.pathname = `/${name}`
+  return Layer.merge(
+    PgClient.layer({ url: Redacted.make(own.href), maxConnections: 5 }),
+    InteractionsSqlLive(Redacted.make(own.href), { applicationName: `${name}-interactions` })
+  )
+})).pipe(Layer.provide(Reactivity.layer))
+
 const useTemplates = process.env.TEST_PGLITE_TEMPLATE !== "0"
 
 /** A PGlite in memory started from the saved folder `from` (its URL, as embeddedPostgres answers). */
@@ -58,10 +79,14 @@ export const rawDb = (kind: DbKind): Layer.Layer<SqlClient.SqlClient | PgClient.
 /**
  * A migrated database of the given kind. On PGlite it starts with every migration applied, and
  * the migrations find nothing to do; `fresh`: an empty one they all run on (tests of the migrations).
+ * `ownDatabase`: on PostgreSQL, a database of its own rather than a schema of the shared one.
  */
 // Migrations at Warn: the "database migrated" line of every suite would drown the test output.
-export const testDb = (kind: DbKind, options: { readonly fresh?: boolean } = {}) =>
+export const testDb = (kind: DbKind, options: { readonly fresh?: boolean; readonly ownDatabase?: boolean } = {}) =>
   MigrationsLayer.pipe(
     Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn")),
-    Layer.provideMerge(kind === "postgres" || options.fresh === true ? rawDb(kind) : pglite("migrated"))
+    Layer.provideMerge(
+      kind === "postgres" ? (options.ownDatabase === true ? postgresDatabase : postgresSchema)
+      : options.fresh === true ? rawDb(kind) : pglite("migrated")
+    )
   )

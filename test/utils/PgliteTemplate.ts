@@ -2,16 +2,18 @@
  * Saved PGlite data folders that test databases start from (PGlite's `dumpDataDir`, loaded with
  * `loadDataDir`): most of a fresh PGlite's start is its initdb, which loading a saved folder skips.
  * `empty` is the folder right after initdb (nothing created: raw databases, migration tests);
- * `migrated` is it after every migration, before any row, so a suite's own migration run finds
- * everything applied. Each is built once per worker (files share their worker's modules) and kept
- * in this run's folder (test/setup/BuildOnce.ts), where the other worker, or every file when files
+ * `migrated` is it after every migration and pg-boss's schema, before any row, so a suite's own
+ * migration run, and its job engine's start, find everything in place. Each is built once per
+ * worker (files share their worker's modules) and kept in this run's folder (test/setup/BuildOnce.ts), where the other worker, or every file when files
  * are isolated, reads it instead of building it again.
  */
 import { PGlite } from "@electric-sql/pglite"
+import { getConstructionPlans } from "pg-boss"
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { inject } from "vitest"
 import { migrateOverSocket } from "../../src/layers/infra/EmbeddedTemplate.ts"
+import { DEFAULT_SCHEMA } from "../../src/layers/jobs/JobEnginePgBoss.ts"
 
 export type TemplateKind = "empty" | "migrated"
 
@@ -28,7 +30,12 @@ const build = async (kind: TemplateKind): Promise<Blob> => {
   const db = kind === "empty" ? new PGlite() : new PGlite({ loadDataDir: await template("empty") })
   try {
     await db.waitReady
-    if (kind === "migrated") await migrateOverSocket(db)
+    if (kind === "migrated") {
+      await migrateOverSocket(db)
+      // pg-boss's schema as the app's engine installs it at its start, which then finds it at its
+      // version: ~0.35 s less for every app on PGlite.
+      await db.exec(getConstructionPlans(DEFAULT_SCHEMA))
+    }
     // Written out, a started copy has no WAL to replay.
     await db.exec("CHECKPOINT")
     return await db.dumpDataDir("none")

@@ -15,7 +15,7 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
-import { freePort } from "../../src/layers/infra/Embedded.ts"
+import { freePort } from "./FreePort.ts"
 
 const run = promisify(execFile)
 

@@ -5,38 +5,7 @@ import { Effect, Redacted } from "effect"
 import type { Scope } from "effect"
 import { cpSync, existsSync, mkdirSync, renameSync, rmSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { createServer } from "node:net"
 import { lockDataDir } from "./DataDirLock.ts"
-
-/** Listens on `port` (0: any) on the loopback address, closes, and answers the port it had. */
-const probePort = (port: number) =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer()
-    server.once("error", reject)
-    server.listen(port, "127.0.0.1", () => {
-      const address = server.address()
-      const bound = typeof address === "object" && address !== null ? address.port : 0
-      server.close(() => resolve(bound))
-    })
-  })
-
-/**
- * A port that was free a moment ago, for a listener started right after. Chosen below Linux's
- * ephemeral range (32768-60999 by default), because a port the kernel handed out for "any port" can
- * be given to an outgoing connection (to PostgreSQL, Redis, an upstream) before the listener binds it:
- * seen as EADDRINUSE in the test suite. After 20 taken ports, the kernel's choice.
- */
-export const freePort = async (): Promise<number> => {
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000)
-    try {
-      return await probePort(port)
-    } catch {
-      // taken: another one
-    }
-  }
-  return probePort(0)
-}
 
 /** The migrated template the build writes beside the bundle (EmbeddedTemplate.ts; every chunk is in dist/). */
 export const bundledTemplate = fileURLToPath(new URL("pglite-migrated", import.meta.url))
@@ -90,11 +59,12 @@ export const embeddedPostgres = (
       }),
       (db) => Effect.promise(() => db.close())
     )
-    const port = yield* Effect.promise(freePort)
-    yield* Effect.acquireRelease(
+    // Port 0: the kernel picks a free port as it binds, where a port probed free first could be
+    // taken by another process before the bind (a failed start).
+    const server = yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: async () => {
-          const server = new PGLiteSocketServer({ db, port, host: "127.0.0.1", maxConnections: 1 })
+          const server = new PGLiteSocketServer({ db, port: 0, host: "127.0.0.1", maxConnections: 1 })
           await server.start()
           return server
         },
@@ -102,5 +72,7 @@ export const embeddedPostgres = (
       }),
       (server) => Effect.promise(() => server.stop())
     )
+    // "127.0.0.1:<port>", the port as bound.
+    const port = Number(server.getServerConn().split(":").pop())
     return Redacted.make(`postgres://postgres@127.0.0.1:${port}/postgres?sslmode=disable`)
   })

@@ -13,14 +13,14 @@ import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Redacted, References } from "effect"
 import { renameSync, rmSync } from "node:fs"
 import { MigrationsLayer } from "../migrations/Migrations.ts"
-import { freePort } from "./Embedded.ts"
 
 /** Every migration over the wire, as the gateway applies them (PgClient through the socket). */
 export const migrateOverSocket = async (db: PGlite): Promise<void> => {
-  const port = await freePort()
-  const server = new PGLiteSocketServer({ db, port, host: "127.0.0.1", maxConnections: 1 })
+  // Port 0: the kernel's choice as it binds ("127.0.0.1:<port>").
+  const server = new PGLiteSocketServer({ db, port: 0, host: "127.0.0.1", maxConnections: 1 })
   await server.start()
   try {
+    const port = Number(server.getServerConn().split(":").pop())
     const url = Redacted.make(`postgres://postgres@127.0.0.1:${port}/postgres?sslmode=disable`)
     await Effect.runPromise(Layer.build(MigrationsLayer.pipe(
       Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn")),

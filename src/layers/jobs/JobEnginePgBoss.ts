@@ -34,8 +34,11 @@ import {
   toQueueStats
 } from "./PgBossMapping.ts"
 
+/** The schema of pg-boss's tables when the options name none. */
+export const DEFAULT_SCHEMA = "pgboss"
+
 export interface JobEnginePgBossOptions {
-  /** Schema of pg-boss's tables, its own (default "pgboss"). */
+  /** Schema of pg-boss's tables, its own (default `DEFAULT_SCHEMA`). */
   readonly schema?: string
   /** Queues created (or updated) at start, so no call inside a transaction has to create one. */
   readonly queues?: ReadonlyArray<JobQueue<unknown>>
@@ -76,7 +79,7 @@ export const makeJobEngine = (options: JobEnginePgBossOptions = {}) =>
     const sql = yield* SqlClient.SqlClient
     // The engine's own statements run outside any transaction of ours, whoever built the layer.
     const engineContext = Context.add(Context.omit(sql.transactionService)(yield* Effect.context<never>()), SqlClient.SqlClient, sql)
-    const schema = options.schema ?? "pgboss"
+    const schema = options.schema ?? DEFAULT_SCHEMA
     const pollingIntervalSeconds = seconds(options.pollingInterval ?? "2 seconds")
     const drainTimeout = options.drainTimeout ?? (yield* JobDrainTimeout)
     // Set when a worker's drain ran out with jobs still in hand: they had their time, and the stop fails
