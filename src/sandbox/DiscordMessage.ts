@@ -1,5 +1,8 @@
 /** What Discord checks in a message executed through a webhook, with its error bodies. */
 import { discordError } from "./DiscordHttp.ts"
+import { invalidFormBody } from "./InvalidFormBody.ts"
+import type { MessageRoute } from "./MessageRules.ts"
+import { messageProblems } from "./MessageRules.ts"
 
 const invalidField = (field: string, code: string, message: string) =>
   discordError(400, "Invalid Form Body", 50035, { errors: { [field]: { _errors: [{ code, message }] } } })
@@ -9,8 +12,11 @@ const invalidField = (field: string, code: string, message: string) =>
  * in code points), `username` 1–80 without "clyde"/"discord", at most 10 embeds,
  * `allowed_mentions.parse` of users/roles/everyone, a `thread_name` of at most 100 characters and at
  * most 5 `applied_tags` (IncomingWebhookRequestPartial). Where a thread_name may go: DiscordThreads.ts.
+ * Then, together in one 50035, the problems of `schema` (the route's request schema, where the caller
+ * checks one) and Discord's rules beyond it for `route` (MessageRules.ts: flags, embeds' total size,
+ * components, allowed mentions).
  */
-export const checkMessage = (raw: unknown) => {
+export const checkMessage = (raw: unknown, route: MessageRoute = "execute", schema?: (body: Record<string, unknown>) => ReadonlyArray<string>) => {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return { error: discordError(400, "Cannot send an empty message", 50006) } as const
   const body = raw as Record<string, unknown>
   const has = (key: string) => key in body && body[key] !== null && body[key] !== "" && !(Array.isArray(body[key]) && (body[key] as Array<unknown>).length === 0)
@@ -49,5 +55,7 @@ export const checkMessage = (raw: unknown) => {
   if (tags !== undefined && tags !== null && (!Array.isArray(tags) || tags.length > 5 || tags.some((t) => typeof t !== "string"))) {
     return { error: invalidField("applied_tags", "BASE_TYPE_MAX_LENGTH", "Must be 5 or fewer in length.") } as const
   }
+  const problems = [...(schema?.(body) ?? []), ...messageProblems(body, route)]
+  if (problems.length > 0) return { error: invalidFormBody(problems) } as const
   return { body } as const
 }

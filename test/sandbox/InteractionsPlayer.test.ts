@@ -11,9 +11,9 @@ import { interactionsOf } from "../../src/sandbox/interactions/State.ts"
 import { DiscordState, defaultSandboxConfig, SandboxConfig, SandboxServer } from "../../src/sandbox/Sandbox.ts"
 import { BOB_ID, BOT1_ID, BOT1_TOKEN, S1_ID, SEED } from "../../src/sandbox/Seed.ts"
 import { assertShape } from "./DiscordShapesCheck.ts"
-import type { Handler, Received } from "./InteractionReceiver.ts"
+import type { Received } from "./InteractionReceiver.ts"
 import { keyFromHex, startReceiver, verifies } from "./InteractionReceiver.ts"
-import { call, field } from "./SandboxCallFixtures.ts"
+import { armer, at, call, field, json, list } from "./SandboxCallFixtures.ts"
 
 const receiver = await startReceiver()
 afterAll(() => receiver.close())
@@ -24,20 +24,8 @@ const Sandbox = SandboxServer.layer().pipe(
 
 const API = "/sandbox/discord/api/v10"
 const S1_TEXT = SEED.ids.textChannels.s1
-const json = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-  call(path, { method, headers: { "content-type": "application/json", ...headers }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) })
-const list = (u: unknown): ReadonlyArray<unknown> => (Array.isArray(u) ? u : [])
-/** `at(x, "data", "components", 0)`: a value deep in an answer. */
-const at = (value: unknown, ...keys: ReadonlyArray<string | number>): unknown =>
-  keys.reduce<unknown>((v, k) => (typeof k === "number" ? list(v)[k] : field(v, k)), value)
 
-/** Sets the bot's answers (after loading the public keys `GET /sandbox` lists). */
-const arm = (handler: Handler) =>
-  Effect.gen(function*() {
-    const index = yield* call("/sandbox")
-    for (const b of list(field(index.body, "bots"))) receiver.keys.set(String(field(b, "id")), String(field(b, "public_key")))
-    receiver.handler = handler
-  })
+const arm = armer(receiver)
 
 const bob = { bot_id: BOT1_ID, user_id: BOB_ID, guild_id: S1_ID, channel_id: S1_TEXT }
 const play = (body: Record<string, unknown>) => json("POST", "/sandbox/discord/interactions", { ...bob, ...body })

@@ -1,6 +1,7 @@
 /** Raw calls to a running sandbox (`SandboxServer`), shared by the sandbox tests. */
 import { Effect } from "effect"
 import { SandboxServer } from "../../src/sandbox/Sandbox.ts"
+import type { Handler, Receiver } from "./InteractionReceiver.ts"
 
 export interface Answer {
   readonly status: number
@@ -21,3 +22,21 @@ export const call = (path: string, init?: RequestInit) =>
 
 export const field = (value: unknown, key: string): unknown =>
   typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined
+
+/** A JSON request to the sandbox. */
+export const json = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  call(path, { method, headers: { "content-type": "application/json", ...headers }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) })
+
+export const list = (u: unknown): ReadonlyArray<unknown> => (Array.isArray(u) ? u : [])
+
+/** `at(x, "data", "components", 0)`: a value deep in an answer. */
+export const at = (value: unknown, ...keys: ReadonlyArray<string | number>): unknown =>
+  keys.reduce<unknown>((v, k) => (typeof k === "number" ? list(v)[k] : field(v, k)), value)
+
+/** Sets the bot's answers on `receiver` (after loading the public keys `GET /sandbox` lists). */
+export const armer = (receiver: Receiver) => (handler: Handler) =>
+  Effect.gen(function*() {
+    const index = yield* call("/sandbox")
+    for (const b of list(field(index.body, "bots"))) receiver.keys.set(String(field(b, "id")), String(field(b, "public_key")))
+    receiver.handler = handler
+  })

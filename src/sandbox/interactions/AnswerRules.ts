@@ -3,9 +3,12 @@
  * interactions/receiving-and-responding and components/reference, and the callback request schemas of
  * openapi.json): which callback types each interaction takes, each type's body schema, and a modal's
  * limits. Where the two sources differ the stricter holds: a modal has 1 to 5 top-level components
- * (the documentation), not the schema's 40. Every problem found is returned, in words.
+ * (the documentation), not the schema's 40. A message it sends (4) or updates (7) is held to the
+ * message rules (MessageRules.ts: flags, embeds' total size, components, allowed mentions). Every
+ * problem found is returned, in words.
  */
 import { checkSchema } from "../DiscordSchemaCheck.ts"
+import { Flags, messageProblems } from "../MessageRules.ts"
 import { REQUEST_SCHEMAS } from "./RequestSchemas.ts"
 
 const isObject = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
@@ -95,8 +98,11 @@ const modalProblems = (data: Readonly<Record<string, unknown>>): ReadonlyArray<s
   return problems
 }
 
-/** Every reason the platform would refuse `answer` to an interaction of `type`; empty when accepted. */
-export const answerProblems = (type: InteractionType, fromMessage: boolean, answer: unknown): ReadonlyArray<string> => {
+/**
+ * Every reason the platform would refuse `answer` to an interaction of `type`; empty when accepted.
+ * `messageFlags`: the flags of the message the component sits on (an update keeps its IS_COMPONENTS_V2).
+ */
+export const answerProblems = (type: InteractionType, fromMessage: boolean, answer: unknown, messageFlags = 0): ReadonlyArray<string> => {
   if (!isObject(answer) || typeof answer["type"] !== "number") return ["the answer is not an interaction response ({ type, data? })"]
   const callback = answer["type"]
   const allowed = allowedCallbacks(type, fromMessage)
@@ -116,5 +122,9 @@ export const answerProblems = (type: InteractionType, fromMessage: boolean, answ
   if (callback === 5 && typeof data?.["flags"] === "number" && (data["flags"] & ~EPHEMERAL) !== 0) {
     problems.push("$.data.flags: a deferred answer may only set EPHEMERAL (64)")
   }
-  return problems
+  if ((callback === 4 || callback === 7) && data !== undefined) {
+    const v2 = callback === 7 && (messageFlags & Flags.IS_COMPONENTS_V2) !== 0
+    problems.push(...messageProblems(data, "answer", { at: "$.data", v2 }))
+  }
+  return [...new Set(problems)]
 }

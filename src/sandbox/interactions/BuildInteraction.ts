@@ -91,9 +91,20 @@ export const interactiveComponents = (components: unknown): ReadonlyArray<Body> 
 
 export type Filled = { readonly ok: true; readonly components: ReadonlyArray<unknown> } | { readonly ok: false; readonly problems: ReadonlyArray<string> }
 
+/** What an input shows before the member touches it: a text input's `value`, a string select's default options. */
+const shown = (input: Body): string | ReadonlyArray<string> | undefined => {
+  if (input["type"] === 4) return typeof input["value"] === "string" ? input["value"] : undefined
+  if (input["type"] === 3) {
+    return list(input["options"]).flatMap((o) => (isObject(o) && o["default"] === true ? [String(o["value"])] : []))
+  }
+  return undefined
+}
+
 /**
  * A modal filled by the member: `fields` maps each input's custom_id to a string (text input) or an
- * array of option values (string select). Refused as the client refuses: a required input left empty,
+ * array of option values (string select). An input the test leaves out is submitted as the member sees
+ * it: a text input with its preset `value`, a string select with its `default: true` options, else
+ * empty. Refused as the client refuses: a required input left empty,
  * a length outside min/max, a choice that is no option, an id that is in no input of the modal.
  */
 export const fillModal = (modal: Body, fields: Readonly<Record<string, string | ReadonlyArray<string>>>): Filled => {
@@ -101,8 +112,8 @@ export const fillModal = (modal: Body, fields: Readonly<Record<string, string | 
   const used = new Set<string>()
   const answer = (input: Body): Body => {
     const id = String(input["custom_id"])
-    const value = fields[id]
     used.add(id)
+    const value = id in fields ? fields[id] : shown(input)
     if (input["type"] === 4) {
       const text = typeof value === "string" ? value : ""
       if (value !== undefined && typeof value !== "string") problems.push(`${id}: a text input takes a string`)

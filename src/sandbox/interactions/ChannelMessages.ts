@@ -143,7 +143,7 @@ export const channelRoutes = (store: DiscordStore): ReadonlyArray<Route> => [
       }
       const read = yield* readBody(store, ctx.request)
       if (!read.ok) return read.error
-      const refused = checkNewMessage(read.body, "MessageCreateRequest")
+      const refused = checkNewMessage(read.body, "MessageCreateRequest", "create")
       if (refused !== undefined) return refused
       const same = sameNonce(store, bot, read.body, ctx.now)
       if (same !== undefined) return discordJson(messageResponse(same, bot, ctx.origin))
@@ -202,7 +202,7 @@ export const channelRoutes = (store: DiscordStore): ReadonlyArray<Route> => [
       if (message.botId !== bot.id) return discordError(403, "Cannot edit a message authored by another user", 50005)
       const read = yield* readBody(store, ctx.request)
       if (!read.ok) return read.error
-      const refused = checkEdit(read.body, "MessageEditRequestPartial")
+      const refused = checkEdit(message.versions.at(-1)!.body, read.body, "MessageEditRequestPartial")
       if (refused !== undefined) return refused
       message.versions.push({ body: applyEdit(message.versions.at(-1)!.body, read.body), at: ctx.now })
       return discordJson(messageResponse(message, bot, ctx.origin))

@@ -74,6 +74,12 @@ export const applyAnswer = (store: DiscordStore, record: InteractionRecord, answ
   }
 }
 
+/** The flags of the message whose component (or modal) made the interaction: an UPDATE_MESSAGE keeps its IS_COMPONENTS_V2. */
+export const componentMessageFlags = (store: DiscordStore, record: InteractionRecord): number => {
+  const flags = record.messageId !== undefined ? interactionsOf(store).messages.get(record.messageId)?.versions.at(-1)?.body["flags"] : undefined
+  return typeof flags === "number" ? flags : 0
+}
+
 /** The interaction a token names, while its webhook is open (answered in time, at most 15 minutes old). */
 const live = (store: DiscordStore, ctx: DiscordContext, idParam: "application_id" | "id"): InteractionRecord | undefined => {
   const record = interactionsOf(store).byToken.get(ctx.params["token"] ?? "")
@@ -107,7 +113,7 @@ export const interactionFollowup = (store: DiscordStore, ctx: DiscordContext) =>
     if (record === undefined) return unknownWebhook()
     const read = yield* readBody(store, ctx.request)
     if (!read.ok) return read.error
-    const refused = checkNewMessage(read.body, "IncomingWebhookRequestPartial")
+    const refused = checkNewMessage(read.body, "IncomingWebhookRequestPartial", "followup")
     if (refused !== undefined) return refused
     const loading = original(store, record)
     const first = record.events.every((e) => e.kind !== "followup" && e.kind !== "edit_original")
@@ -139,7 +145,7 @@ const messageRoutes = (store: DiscordStore, which: "@original" | "{message_id}",
         if (message === undefined) return unknownMessage()
         const read = yield* readBody(store, ctx.request)
         if (!read.ok) return read.error
-        const refused = checkEdit(read.body, "IncomingWebhookUpdateRequestPartial")
+        const refused = checkEdit(message.versions.at(-1)!.body, read.body, "IncomingWebhookUpdateRequestPartial")
         return refused ?? editMessage(ctx, record, message, read.body, `edit_${kind}`)
       })],
     ["DELETE", template, "application_id", (ctx) => {
@@ -163,7 +169,7 @@ export const interactionRoutes = (store: DiscordStore): ReadonlyArray<Route> => 
       if (record.callbackType !== undefined) return discordError(400, "Interaction has already been acknowledged.", 40060)
       const read = yield* readBody(store, ctx.request)
       if (!read.ok) return read.error
-      const problems = answerProblems(record.type, record.messageId !== undefined, read.body)
+      const problems = answerProblems(record.type, record.messageId !== undefined, read.body, componentMessageFlags(store, record))
       if (problems.length > 0) return invalidFormBody(problems)
       applyAnswer(store, record, read.body, ctx.now)
       if (ctx.query.get("with_response") !== "true") return HttpServerResponse.empty({ status: 204 })

@@ -9,34 +9,22 @@ import { Effect } from "effect"
 import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { checkSchema } from "../DiscordSchemaCheck.ts"
 import { discordError, Errors } from "../DiscordHttp.ts"
+import { invalidFormBody } from "../InvalidFormBody.ts"
 import type { DiscordStore } from "../DiscordState.ts"
 import { checkMessage } from "../DiscordMessage.ts"
+import type { MessageRoute } from "../MessageRules.ts"
+import { Flags, isEmptyMessage, messageProblems } from "../MessageRules.ts"
 import { REQUEST_SCHEMAS } from "./RequestSchemas.ts"
 import type { Body } from "./State.ts"
 import { interactionsOf } from "./State.ts"
+
+export { invalidFormBody } from "../InvalidFormBody.ts"
 
 export type Read =
   | { readonly ok: true; readonly body: Body }
   | { readonly ok: false; readonly error: HttpServerResponse.HttpServerResponse }
 
 const isObject = (u: unknown): u is Body => typeof u === "object" && u !== null && !Array.isArray(u)
-
-/** `$.components[0].custom_id: longer than 100` → `{ components: { 0: { custom_id: { _errors: [...] } } } }`. */
-const errorTree = (problems: ReadonlyArray<string>): Record<string, unknown> => {
-  const root: Record<string, unknown> = {}
-  for (const problem of problems) {
-    const at = problem.indexOf(": ")
-    const keys = problem.slice(1, at).split(/\.|\[|\]/).filter((k) => k !== "")
-    let node = root
-    for (const key of keys) node = (node[key] ??= {}) as Record<string, unknown>
-    const errors = (node["_errors"] ??= []) as Array<unknown>
-    errors.push({ code: "BASE_TYPE_INVALID", message: problem.slice(at + 2) })
-  }
-  return root
-}
-
-export const invalidFormBody = (problems: ReadonlyArray<string>) =>
-  discordError(400, "Invalid Form Body", 50035, { errors: errorTree(problems) })
 
 /** The JSON body, or a multipart upload's `payload_json` with its files as `attachments` (their bytes kept in `store`). */
 export const readBody = (store: DiscordStore, request: HttpServerRequest.HttpServerRequest): Effect.Effect<Read> => {
@@ -77,19 +65,29 @@ export const readBody = (store: DiscordStore, request: HttpServerRequest.HttpSer
   )
 }
 
-/** Discord's checks of a new message (`schema`: the route's request schema in openapi.json). */
-export const checkNewMessage = (body: Body, schema: string): HttpServerResponse.HttpServerResponse | undefined => {
-  const checked = checkMessage(body)
-  if (checked.error) return checked.error
-  const problems = checkSchema(REQUEST_SCHEMAS, schema, body)
-  return problems.length > 0 ? invalidFormBody(problems) : undefined
+/** Discord's checks of a new message (`schema`: the route's request schema in openapi.json; `route`: which flags it takes). */
+export const checkNewMessage = (body: Body, schema: string, route: MessageRoute): HttpServerResponse.HttpServerResponse | undefined =>
+  checkMessage(body, route, (b) => checkSchema(REQUEST_SCHEMAS, schema, b)).error
+
+const flagsOf = (body: Body): number => (typeof body["flags"] === "number" ? body["flags"] : 0)
+
+/** An edit applied: the fields it names replace the message's, the others stay; IS_COMPONENTS_V2, once set, stays. */
+export const applyEdit = (previous: Body, edit: Body): Body => {
+  const after = { ...previous, ...edit }
+  const v2 = flagsOf(previous) & Flags.IS_COMPONENTS_V2
+  return v2 !== 0 && (flagsOf(after) & v2) === 0 ? { ...after, flags: flagsOf(after) | v2 } : after
 }
 
-/** Discord's checks of an edit: the schema only (an edit may change one field). */
-export const checkEdit = (body: Body, schema: string): HttpServerResponse.HttpServerResponse | undefined => {
-  const problems = checkSchema(REQUEST_SCHEMAS, schema, body)
-  return problems.length > 0 ? invalidFormBody(problems) : undefined
+/**
+ * Discord's checks of an edit of `previous`: the edit against the schema (it may change one field),
+ * the message it leaves against the rules (MessageRules.ts: content at most 2,000 characters, as the
+ * Edit Message documentation says where MessageEditRequestPartial allows 4,000; IS_COMPONENTS_V2
+ * cannot be removed), and 50006 when it leaves nothing to show.
+ */
+export const checkEdit = (previous: Body, edit: Body, schema: string): HttpServerResponse.HttpServerResponse | undefined => {
+  const after = applyEdit(previous, edit)
+  const v2 = ((flagsOf(previous) | flagsOf(edit)) & Flags.IS_COMPONENTS_V2) !== 0
+  const problems = [...checkSchema(REQUEST_SCHEMAS, schema, edit), ...messageProblems(after, "edit", { v2 })]
+  if (problems.length > 0) return invalidFormBody(problems)
+  return isEmptyMessage(after) ? discordError(400, "Cannot send an empty message", 50006) : undefined
 }
-
-/** An edit applied: the fields it names replace the message's, the others stay. */
-export const applyEdit = (previous: Body, edit: Body): Body => ({ ...previous, ...edit })

@@ -16,7 +16,7 @@ import { sandboxOrigin } from "../Origin.ts"
 import { SandboxState } from "../SandboxRoute.ts"
 import { answerProblems } from "./AnswerRules.ts"
 import { interactionsUrl, signInteraction } from "./BotKeys.ts"
-import { applyAnswer } from "./InteractionWebhook.ts"
+import { applyAnswer, componentMessageFlags } from "./InteractionWebhook.ts"
 import { PlayerBody, prepare } from "./PlayerRequest.ts"
 import type { Body, InteractionRecord } from "./State.ts"
 import { ANSWER_DEADLINE_MS, interactionsOf, modalKey } from "./State.ts"
@@ -51,7 +51,7 @@ const send = (url: string, headers: Record<string, string>, raw: string): Effect
   })
 
 /** The platform's verdict on the bot's HTTP answer: the interaction response taken, and what is wrong. */
-const judge = (record: InteractionRecord, sent: Sent): { readonly response: Body | undefined; readonly problems: ReadonlyArray<string> } => {
+const judge = (store: DiscordStore, record: InteractionRecord, sent: Sent): { readonly response: Body | undefined; readonly problems: ReadonlyArray<string> } => {
   const late = sent.elapsedMs > ANSWER_DEADLINE_MS
     ? [`answered after 3 s (${sent.elapsedMs} ms): the platform shows "This interaction failed"`]
     : []
@@ -61,7 +61,7 @@ const judge = (record: InteractionRecord, sent: Sent): { readonly response: Body
   }
   if (sent.status !== 200) return { response: undefined, problems: [...late, `answered HTTP ${sent.status}, not 200 with an interaction response`] }
   if (record.callbackType !== undefined) return { response: record.callbackBody, problems: [...late, "answered twice: through the callback route and in the HTTP answer"] }
-  const problems = answerProblems(record.type, record.messageId !== undefined, sent.body)
+  const problems = answerProblems(record.type, record.messageId !== undefined, sent.body, componentMessageFlags(store, record))
   const response = typeof sent.body === "object" && sent.body !== null ? (sent.body as Body) : undefined
   return { response, problems: [...late, ...problems] }
 }
@@ -125,7 +125,7 @@ export const PlayerRoute = HttpRouter.use((router) =>
         }
         const slow = yield* faults.takeFault(PLAYER_ROUTE, "/sandbox/discord/interactions")
         const measured = slow?.kind === "slow" ? { ...sent, elapsedMs: sent.elapsedMs + ANSWER_DEADLINE_MS } : sent
-        const verdict = judge(record, measured)
+        const verdict = judge(store, record, measured)
         const answered = { ...base, response: verdict.response ?? null, status: sent.status, elapsed_ms: measured.elapsedMs }
         if (verdict.problems.length > 0) {
           // The platform drops a late or invalid answer: the token dies, nothing the answer would do happens.
