@@ -1,5 +1,6 @@
 /** The signature check of the interactions endpoint (forms-runtime.md §1), table by table. */
 import { describe, expect, it } from "@effect/vitest"
+import { vi } from "vitest"
 import { MAX_SKEW_SECONDS, publicKeyOf, signatureProblem } from "../../src/services/submissions/InteractionSignature.ts"
 import { makeSigner, signHex } from "./InteractionSigner.ts"
 
@@ -112,6 +113,21 @@ describe("publicKeyOf", () => {
     expect(publicKeyOf(signer.publicKeyHex.toUpperCase())?.asymmetricKeyType).toBe("ed25519")
     // Any 32 bytes are taken as a key; one that is no point on the curve verifies nothing.
     expect(publicKeyOf("00".repeat(32))?.asymmetricKeyType).toBe("ed25519")
+  })
+
+  it("keeps a key object by its hex, at most KEPT_KEYS of them: then they all go", async () => {
+    // A fresh copy of the module: the keys kept by other tests are not in this one's count.
+    vi.resetModules()
+    const fresh = await import("../../src/services/submissions/InteractionSignature.ts")
+    const hexes = Array.from({ length: fresh.KEPT_KEYS + 1 }, (_, i) => i.toString(16).padStart(64, "0"))
+    const first = fresh.publicKeyOf(hexes[0]!)
+    expect(fresh.publicKeyOf(hexes[0]!)).toBe(first)
+    for (const hex of hexes.slice(1, fresh.KEPT_KEYS)) fresh.publicKeyOf(hex)
+    expect(fresh.publicKeyOf(hexes[0]!), "the KEPT_KEYS-th key still kept").toBe(first)
+    fresh.publicKeyOf(hexes[fresh.KEPT_KEYS]!)
+    const again = fresh.publicKeyOf(hexes[0]!)
+    expect(again).not.toBe(first)
+    expect(again?.equals(first!)).toBe(true)
   })
 
   it("answers null for what is not 32 bytes of hex", () => {

@@ -12,7 +12,7 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { ServiceUnavailable } from "../../domain/infra/Errors.ts"
 import { ephemeral, Interaction, InteractionType, PONG } from "../../services/submissions/Interaction.ts"
 import type { InteractionAnswer } from "../../services/submissions/Interaction.ts"
-import { signatureProblem } from "../../services/submissions/InteractionSignature.ts"
+import { headerProblem, signatureProblem } from "../../services/submissions/InteractionSignature.ts"
 import { Interactions } from "../../services/submissions/Interactions.ts"
 import { withDeadline } from "../edge/Deadline.ts"
 import { envelope } from "../edge/Envelope.ts"
@@ -25,6 +25,7 @@ const refused = () => envelope(401, "The request is not signed by this applicati
 const tooLarge = () => envelope(413, "The body is larger than 1 MiB.")
 const answerOf = (a: InteractionAnswer) => HttpServerResponse.jsonUnsafe(a)
 const busy = () => answerOf(ephemeral("The gateway is busy; try again in a moment."))
+const unverifiable = () => envelope(503, "The gateway cannot verify interactions now; try again.", { retry_after: 5 })
 const decode = Schema.decodeUnknownOption(Interaction)
 
 const readBody = (request: HttpServerRequest.HttpServerRequest) =>
@@ -64,22 +65,28 @@ const route = (interactions: Interactions["Service"]) =>
     if (body === "too large") return tooLarge()
     if (body === "unreadable") return envelope(400, "The body could not be read.")
     const signed = { signature: request.headers["x-signature-ed25519"], timestamp: request.headers["x-signature-timestamp"], body }
-    const key = yield* interactions.publicKeyOf(appClientId)
-    if (key === undefined) return refused()
-    if (signatureProblem(signed, key, Date.now() / 1000) !== undefined) {
-      // The key may be one kept from before a reset: checked again against the stored one.
-      const stored = yield* interactions.publicKeyOf(appClientId, true)
-      if (stored === undefined || stored === key || signatureProblem(signed, stored, Date.now() / 1000) !== undefined) return refused()
-    }
-    const interaction = parse(body)
-    if (interaction._tag === "None" || interaction.value.application_id !== appClientId) {
-      return envelope(400, "The body is not an interaction of this application.")
-    }
-    return yield* withDeadline(respond(interactions, interaction.value), DEADLINE_MS, busy)
-  }).pipe(
-    Effect.catchTag("ServiceUnavailable", () =>
-      Effect.succeed(envelope(503, "The gateway cannot verify interactions now; try again.", { retry_after: 5 })))
-  )
+    // Unsigned, malformed or stale: refused before any other work (no read of the bot's key).
+    if (headerProblem(signed, Date.now() / 1000) !== undefined) return refused()
+    // The key's read and the answer share the deadline: until the request is verified, running out
+    // of time is the gateway's failure (503); a member is never answered on an unverified request.
+    let verified = false
+    const handled = Effect.gen(function*() {
+      const key = yield* interactions.publicKeyOf(appClientId)
+      if (key === undefined) return refused()
+      if (signatureProblem(signed, key, Date.now() / 1000) !== undefined) {
+        // The key may be one kept from before a reset: checked again against the stored one.
+        const stored = yield* interactions.publicKeyOf(appClientId, true)
+        if (stored === undefined || stored === key || signatureProblem(signed, stored, Date.now() / 1000) !== undefined) return refused()
+      }
+      const interaction = parse(body)
+      if (interaction._tag === "None" || interaction.value.application_id !== appClientId) {
+        return envelope(400, "The body is not an interaction of this application.")
+      }
+      verified = true
+      return yield* respond(interactions, interaction.value)
+    }).pipe(Effect.catchTag("ServiceUnavailable", () => Effect.succeed(unverifiable())))
+    return yield* withDeadline(handled, DEADLINE_MS, () => (verified ? busy() : unverifiable()))
+  })
 
 /** Needs Interactions. */
 export const InteractionsRoute = HttpRouter.use((router) =>

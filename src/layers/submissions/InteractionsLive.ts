@@ -7,7 +7,7 @@ import { makeFormRuntime } from "./FormRuntime.ts"
 
 export const InteractionsLive = Layer.effect(Interactions, Effect.gen(function*() {
   const apps = yield* BotApplications
-  const cached = cachedApplications(apps)
+  const cached = yield* cachedApplications(apps)
   // The runtime reads the bot of the same application the route just verified: from the same cache.
   const handle = yield* makeFormRuntime.pipe(Effect.provideService(BotApplications, BotApplications.of({ ...apps, byApplication: cached.byApplication })))
   return Interactions.of({
