@@ -69,6 +69,7 @@ import { ChatPlatformDiscord } from "./platform/discord/ChatPlatformDiscord.ts"
 import { DiscordGlobalBudget } from "./platform/discord/DiscordGlobalBudget.ts"
 import { InteractionsRoute } from "../http/submissions/InteractionsRoute.ts"
 import { SubmissionsSettings } from "../services/submissions/SubmissionsSettings.ts"
+import { StartLimitMemory, StartLimitRedis } from "./submissions/StartLimitLive.ts"
 import { BotApplicationsSql } from "./submissions/BotApplicationsSql.ts"
 import { CommandRegistration } from "./submissions/CommandRegistration.ts"
 import { InteractionsLive } from "./submissions/InteractionsLive.ts"
@@ -94,7 +95,7 @@ const platformOptions = (config: AppConfigShape, mode: Mode) => ({
 const counters = (config: AppConfigShape, mode: Mode) =>
   config.redisUrl === undefined
     ? {
-      limiter: RateLimiter.layer.pipe(Layer.provide(RateLimiter.layerStoreMemory)),
+      limiter: Layer.merge(RateLimiter.layer.pipe(Layer.provide(RateLimiter.layerStoreMemory)), StartLimitMemory),
       chat: ChatPlatformDiscord.layer(platformOptions(config, mode))
     }
     : (() => {
@@ -106,7 +107,11 @@ const counters = (config: AppConfigShape, mode: Mode) =>
       const globalBudget = DiscordGlobalBudget.layerRedis({ prefix }).pipe(Layer.provide(redis))
       return {
         // What an instance counted in memory during an outage goes into Redis when it is back.
-        limiter: Layer.merge(RateLimiter.layer.pipe(Layer.provide(store)), RateLimitCarryRedis(prefix).pipe(Layer.provide(redis))),
+        limiter: Layer.mergeAll(
+          RateLimiter.layer.pipe(Layer.provide(store)),
+          RateLimitCarryRedis(prefix).pipe(Layer.provide(redis)),
+          StartLimitRedis(prefix).pipe(Layer.provide(redis))
+        ),
         chat: ChatPlatformDiscord.layerWithStore(platformOptions(config, mode)).pipe(Layer.provide([store, globalBudget]))
       }
     })()

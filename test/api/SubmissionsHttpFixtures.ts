@@ -59,15 +59,16 @@ export const createForm = (token: string, over: Record<string, unknown> = {}) =>
     return r.body.workflow_id as number
   })
 
-/** A submission of `formId` by `user`, stored as the runtime stores it (its review message queued): its id. */
-export const seedSubmission = (formId: number, user: { readonly id: string; readonly name: string }, answers: ReadonlyArray<string>) =>
+/**
+ * A submission of `formId` by `user`, stored as the runtime stores it (draft, then the submission
+ * and its pending review message), its review job not sent: its id.
+ */
+export const storeSubmission = (formId: number, user: { readonly id: string; readonly name: string }, answers: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const forms = yield* FormsRepo
     const repo = yield* SubmissionsRepo
-    const jobs = yield* JobEngine
-    yield* Effect.orDie(jobs.declare(ReviewQueue))
     const form = Option.getOrThrow(yield* forms.find({ botId: BOT1_ID, serverId: S1_ID }, formId))
-    const byStep = Object.fromEntries(form.steps.map((s, i) => [`s${s.step_id}`, answers[i] ?? ""]))
+    const byStep = Object.fromEntries(form.steps.map((s, i) => [String(s.step_id), answers[i] ?? ""]))
     const draft = yield* repo.startDraft({
       id: randomBytes(16).toString("base64url"),
       workflowId: formId,
@@ -90,6 +91,15 @@ export const seedSubmission = (formId: number, user: { readonly id: string; read
       })
     )
     if (id === undefined) throw new Error("the member already has a pending submission")
+    return id
+  })
+
+/** `storeSubmission`, its review message queued: its id. */
+export const seedSubmission = (formId: number, user: { readonly id: string; readonly name: string }, answers: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const jobs = yield* JobEngine
+    yield* Effect.orDie(jobs.declare(ReviewQueue))
+    const id = yield* storeSubmission(formId, user, answers)
     yield* Effect.orDie(jobs.send(ReviewQueue, { submission_id: id }, { id: jobId("review", id) }))
     return id
   })

@@ -8,11 +8,11 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { BOB_ID } from "../../src/sandbox/seed/Ids.ts"
+import { ALICE_ID, BOB_ID } from "../../src/sandbox/seed/Ids.ts"
 import { SubmissionsRepo } from "../../src/services/submissions/SubmissionsRepo.ts"
 import { dbKinds } from "../utils/Db.ts"
-import { TestApp } from "../utils/TestApp.ts"
-import { alice, bob, carol, createForm, deleteForm, member, mod, MODERATORS, REVIEW_CHANNEL, updateForm } from "./FlowHelpers.ts"
+import { json, raw, TestApp, tokenOf } from "../utils/TestApp.ts"
+import { alice, bob, carol, createForm, deleteForm, FORMS, member, mod, MODERATORS, REVIEW_CHANNEL, updateForm } from "./FlowHelpers.ts"
 import { buttonsOf, inputsOf, waitForKeys } from "./InteractionClient.ts"
 import type { Answer } from "./InteractionClient.ts"
 import { sandboxSigner as signer } from "./InteractionSigner.ts"
@@ -34,7 +34,8 @@ for (const kind of dbKinds) {
         Effect.gen(function*() {
           yield* waitForKeys(signer)
           const formId = yield* createForm()
-          const asBob = member(signer, bob)
+          // Bob and the moderator have server nicknames: shown in messages, the audit log names the accounts.
+          const asBob = member(signer, { ...bob, nick: "Bobby" })
           const list = yield* asBob.command()
           assert.strictEqual(list.type, 4)
           assert.strictEqual(list.data?.flags, 64)
@@ -52,7 +53,14 @@ for (const kind of dbKinds) {
           assert.strictEqual(inputsOf(first)[4]!.description, "Why do you want to join?")
 
           // The validation word is missing: nothing saved, the question named, Fix reopens page 1 filled.
+          const sql = yield* SqlClient.SqlClient
+          const expiry = Effect.map(
+            sql<{ at: Date }>`SELECT expires_at AS at FROM form_drafts WHERE workflow_id = ${formId}`,
+            (rows) => new Date(rows[0]!.at).getTime()
+          )
+          const startedExpiry = yield* expiry
           const refused = yield* asBob.submit(first, page1(first, "maybe"))
+          assert.strictEqual(yield* expiry, startedExpiry, "a refused page does not push the draft's expiry")
           assert.include(refused.data?.content, "Do you accept the rules?")
           assert.include(refused.data?.content, `"yes"`)
           const fix = yield* asBob.click(buttonsOf(refused).get("Fix")!)
@@ -90,9 +98,9 @@ for (const kind of dbKinds) {
           // Bob may not review; a moderator passes it, and the message says so without buttons.
           const notYou = yield* asBob.click(buttons[2]!.custom_id, message.id)
           assert.strictEqual(notYou.data?.content, "You may not review this form's submissions.")
-          const passed = yield* member(signer, mod).click(buttons[2]!.custom_id, message.id)
+          const passed = yield* member(signer, { ...mod, nick: "Max" }).click(buttons[2]!.custom_id, message.id)
           assert.strictEqual(passed.type, 7)
-          assert.strictEqual(passed.data?.content, "Passed by mod — priority high")
+          assert.strictEqual(passed.data?.content, "Passed by Max — priority high")
           assert.deepStrictEqual(passed.data?.components, [])
           const dm = yield* eventuallyEffect(Effect.map(messages(`dms?user_id=${BOB_ID}`), (ms) => ms[0]))
           assert.deepStrictEqual(dm.body, { content: "Staff application on Sandbox One: accepted", allowed_mentions: { parse: [] } })
@@ -100,13 +108,20 @@ for (const kind of dbKinds) {
           const after = yield* repo.get(s.id)
           assert.strictEqual(after?.status, "accepted")
           assert.strictEqual(after?.priority, "high")
-          assert.strictEqual(after?.reviewerName, "mod")
+          assert.strictEqual(after?.reviewerName, "Max")
 
-          // Audited: received (PUSH, by bob), reviewed (PATCH, by the moderator).
-          const sql = yield* SqlClient.SqlClient
-          const audit = yield* sql<{ event_type: string; user_id: string; event_string: string }>`
-            SELECT event_type, user_id, event_string FROM audit_entries WHERE event_string LIKE ${`submission ${s.id} %`} ORDER BY id`
-          assert.deepStrictEqual(audit.map((a) => [a.event_type, a.user_id]), [["PUSH", BOB_ID], ["PATCH", mod.userId]])
+          // Audited: received (PUSH, by bob), reviewed (PATCH, by the moderator), by their usernames.
+          const audit = yield* sql<{ event_type: string; user_id: string; user_name: string; event_string: string }>`
+            SELECT event_type, user_id, user_name, event_string FROM audit_entries WHERE event_string LIKE ${`submission ${s.id} %`} ORDER BY id`
+          assert.deepStrictEqual(audit.map((a) => [a.event_type, a.user_id, a.user_name]), [["PUSH", BOB_ID, "bob"], ["PATCH", mod.userId, "mod"]])
+          // The submission's detail route shows what bob typed, step by step, from the snapshot.
+          const token = yield* tokenOf(ALICE_ID)
+          const detail = yield* json(yield* raw({ token }, `${FORMS}/${formId}/submissions/${s.id}`))
+          assert.deepStrictEqual(
+            (detail.answers as ReadonlyArray<{ question: string; answer: string }>).map((a) => a.answer),
+            ["Bob", "33", "Yes, I AGREE", "UTC", "I like forms a lot", "Blue", "A bot gateway"]
+          )
+          assert.strictEqual(detail.status, "accepted")
           // The answers are not stored in clear.
           const stored = yield* sql<{ answers_enc: string }>`SELECT answers_enc FROM form_submissions WHERE id = ${s.id}`
           assert.notInclude(stored[0]!.answers_enc, "A bot gateway")

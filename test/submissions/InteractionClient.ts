@@ -18,6 +18,8 @@ export interface As {
   readonly roles?: ReadonlyArray<string>
   /** The member's computed permissions (decimal); "0" by default. */
   readonly permissions?: string
+  /** The member's nickname in the server (what the server shows instead of the username). */
+  readonly nick?: string
 }
 
 export const interaction = (
@@ -39,7 +41,7 @@ export const interaction = (
     user: { id: as.userId, username: as.username, global_name: null, avatar: null },
     roles: as.roles ?? [],
     permissions: as.permissions ?? "0",
-    nick: null
+    nick: as.nick ?? null
   },
   ...(data === undefined ? {} : { data }),
   ...extra

@@ -7,11 +7,13 @@
  * edits, DMs and the attached file read back over HTTP, refusals and closed DMs set as its faults.
  */
 import { assert, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Cause, Effect, Exit, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { BOT1_TOKEN, CHANNEL_INDEX, channelId } from "../../src/sandbox/seed/Ids.ts"
 import { makeReviewDecision } from "../../src/layers/submissions/ReviewDecision.ts"
-import { makeSubmissionJobs } from "../../src/layers/submissions/SubmissionJobs.ts"
+import { DmQueue, EditQueue, jobId, makeSubmissionJobs } from "../../src/layers/submissions/SubmissionJobs.ts"
+import { shareJobId, ShareQueue } from "../../src/layers/submissions/ShareJobs.ts"
+import { JobEngine, JobEngineError, JobEngineUnavailable } from "../../src/services/jobs/JobEngine.ts"
 import { SubmissionsRepo } from "../../src/services/submissions/SubmissionsRepo.ts"
 import { dbKinds } from "../utils/Db.ts"
 import { json, raw, TestApp } from "../utils/TestApp.ts"
@@ -47,6 +49,16 @@ const postedOf = (channel: string, id: string) =>
 const dmSettled = (id: string) =>
   Effect.flatMap(SubmissionsRepo, (repo) => eventuallyEffect(Effect.map(repo.get(id), (s) => (s?.dm != null ? s : undefined))))
 const POSTS = "POST /channels/{id}/messages"
+/** Whether the job of `queue` with `id` was sent (queued, running or done). */
+const jobSent = (queue: typeof DmQueue | typeof EditQueue | typeof ShareQueue, id: string) =>
+  Effect.flatMap(JobEngine, (engine) => Effect.map(engine.job(queue as typeof DmQueue, id), Option.isSome))
+/** The audit entries of submission `id`'s review, as their event strings. */
+const auditedOf = (id: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      sql<{ e: string }>`SELECT event_string AS e FROM audit_entries WHERE module_name = 'forms' AND event_type = 'PATCH' AND event_string LIKE ${`submission ${id} %`}`,
+      (r) => r.map((x) => x.e)
+    ))
 
 for (const kind of dbKinds) {
   layer(TestApp.layer({ capabilities: { db: kind } }), { excludeTestServices: true })(
@@ -77,6 +89,11 @@ for (const kind of dbKinds) {
           yield* dmSettled(id)
           const dms = (yield* dmsTo(bob.userId)).filter((d) => d.body.content?.startsWith("Race on "))
           assert.deepStrictEqual(dms.map((d) => d.body.content), ["Race on Sandbox One: accepted"])
+          // Its job has the submission's id (one per submission, whoever sends it); the button's answer
+          // edited the message, so no edit job; one audit entry.
+          assert.isTrue(yield* jobSent(DmQueue, jobId("dm", id)))
+          assert.isFalse(yield* jobSent(EditQueue, jobId("edit", id)), "a button's answer edits the message itself")
+          assert.deepStrictEqual(yield* auditedOf(id), [`submission ${id} passed`])
         }))
 
       it.effect("Drop asks a reason, the DM names it and the reviewer; closed DMs are recorded, not an error", () =>
@@ -105,6 +122,8 @@ for (const kind of dbKinds) {
           // The platform refused it: no DM reached carol.
           assert.deepStrictEqual((yield* dmsTo(carol.userId)).filter((d) => d.body.content?.startsWith("Drops")), [])
           yield* raw({ method: "DELETE" }, "/sandbox/faults")
+          assert.deepStrictEqual(yield* auditedOf(id), [`submission ${id} dropped`])
+          assert.isFalse(yield* jobSent(ShareQueue, shareJobId(id)), "a drop shares nothing")
         }))
 
       it.effect("the DM of a drop names the reviewer unless anonymize_rejection", () =>
@@ -193,6 +212,32 @@ for (const kind of dbKinds) {
           const late = yield* member(signer, mod).click(buttons(edited.edits[0]!).get("Drop")!, message.id)
           assert.strictEqual(late.data?.content, `Already reviewed by ${winner}.`)
           yield* eventuallyEffect(Effect.map(dmsTo(bob.userId), (ds) => ds.find((d) => d.body.content === "Panel on Sandbox One: accepted")))
+          assert.isTrue(yield* jobSent(EditQueue, jobId("edit", id)), "the edit's job has the submission's id")
+        }))
+
+      it.effect("the job queue cannot take a review's jobs: 503 to the reviewer, nothing decided, nothing audited", () =>
+        Effect.gen(function*() {
+          yield* waitForKeys(signer)
+          const formId = yield* createForm({ title: "Queue down", steps: twoSteps })
+          const id = yield* fill(bob, formId)
+          yield* reviewMessage(id)
+          const engine = yield* JobEngine
+          const down = new JobEngineError({ reason: new JobEngineUnavailable({ operation: "send", message: "connection refused" }) })
+          // Every send but the DM's goes through: whichever job fails, the decision is undone.
+          const failing = JobEngine.of({ ...engine, send: (queue, payload, o) => queue.name === DmQueue.name ? Effect.fail(down) : engine.send(queue, payload, o) })
+          const decide = yield* makeReviewDecision.pipe(Effect.provideService(JobEngine, failing))
+          const review = { decision: "drop", priority: null, reason: "no", reviewerId: "100000000000000001", reviewerName: "alice", reviewerAvatar: null } as const
+          const exit = yield* Effect.exit(decide(id, review, { editMessage: true }))
+          assert.isTrue(Exit.isFailure(exit))
+          const error = Exit.isFailure(exit) ? Option.getOrUndefined(Cause.findErrorOption(exit.cause)) : undefined
+          assert.strictEqual(error?._tag, "ServiceUnavailable")
+          assert.deepStrictEqual(error?._tag === "ServiceUnavailable" ? error.problems.map((p) => p.message) : [], ["The job queue cannot take the review now."])
+          const s = yield* (yield* SubmissionsRepo).get(id)
+          assert.deepInclude(s, { status: "pending", reviewerName: null, reason: null })
+          assert.deepStrictEqual(s!.effects.map((e) => e.kind), ["review_message"], "no DM recorded")
+          assert.deepStrictEqual(yield* auditedOf(id), [])
+          // The queue back: the same review goes through.
+          assert.strictEqual((yield* (yield* makeReviewDecision)(id, review, { editMessage: true }))._tag, "Decided")
         }))
 
       it.effect("an answer cut to 1,024 in the embed: the whole submission attached as a text file", () =>

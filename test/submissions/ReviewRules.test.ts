@@ -1,7 +1,7 @@
 /** Who may review, what a Pass carries, and what the review message and the DM say (forms-runtime.md §4). */
 import { describe, expect, it } from "@effect/vitest"
 import type { StoredForm } from "../../src/domain/forms/Form.ts"
-import { reviewButtons, reviewMessage, submissionText } from "../../src/services/submissions/ReviewMessage.ts"
+import { fairCap, reviewButtons, reviewMessage, submissionText } from "../../src/services/submissions/ReviewMessage.ts"
 import { decidedLine, decisionDm, mayReview, passPriority } from "../../src/services/submissions/ReviewRules.ts"
 
 interface Embed {
@@ -126,6 +126,80 @@ describe("reviewMessage", () => {
     expect(counted).toBeGreaterThan(5900)
   })
 
+  /** What the platform counts of an embed: title, author name, field names and values, footer. */
+  const counted = (e: Embed & { readonly title: string; readonly footer: { readonly text: string } }) =>
+    [...e.title].length + [...e.footer.text].length + [...(e.author as { name: string }).name].length +
+    e.fields.reduce((n, f) => n + [...f.name].length + [...f.value].length, 0)
+  const steps = (n: number, over: Partial<StoredForm["steps"][number]> = {}) =>
+    Array.from({ length: n }, (_, i) => ({ ...form().steps[0]!, step_id: i + 1, ...over }))
+
+  it("a long answer among short ones keeps its 1,024: short answers leave it their room", () => {
+    const ten = form({ steps: steps(10) })
+    const answers = { ...Object.fromEntries(ten.steps.map((s) => [String(s.step_id), "short"])), "4": "l".repeat(1500) }
+    const e = (reviewMessage({ ...input(), form: ten, answers }).body.embeds as ReadonlyArray<Embed>)[0]!
+    expect([...e.fields[3]!.value].length).toBe(1024)
+    expect(e.fields.filter((f) => f.value === "short")).toHaveLength(9)
+  })
+
+  it("25 steps with long questions, Private-mapped: every name marked, the whole embed within 6,000", () => {
+    const long = form({ steps: steps(25, { string: "q".repeat(400), taskboard_mapping: "Private" }) })
+    const answers = Object.fromEntries(long.steps.map((s) => [String(s.step_id), "a".repeat(1024)]))
+    const message = reviewMessage({ ...input(), form: long, answers })
+    const e = (message.body.embeds as ReadonlyArray<Embed & { title: string; footer: { text: string } }>)[0]!
+    expect(e.fields).toHaveLength(25)
+    for (const f of e.fields) {
+      expect(f.name.endsWith("… (private)")).toBe(true)
+      expect([...f.name].length).toBeLessThanOrEqual(256)
+      // Names and answers share the embed: neither is cut to nothing.
+      expect([...f.name].length).toBeGreaterThan(100)
+      expect([...f.value].length).toBeGreaterThan(100)
+    }
+    expect(counted(e)).toBeLessThanOrEqual(6000)
+    expect(counted(e)).toBeGreaterThan(5950)
+    expect(message.cut).toBe(true)
+    // A single Private step whose alias alone fills a name: the mark is kept, the alias cut.
+    const one = form({ steps: [{ ...form().steps[1]!, alias: "c".repeat(300) }] })
+    const name = (reviewMessage({ ...input(), form: one }).body.embeds as ReadonlyArray<Embed>)[0]!.fields[0]!.name
+    expect([...name].length).toBe(256)
+    expect(name.endsWith("… (private)")).toBe(true)
+  })
+
+  it("an unanswered step shows —, and is no cut; the buttons ride on the message; two roles, one space apart", () => {
+    const message = reviewMessage(input({ role_mentions: [MOD, "320000000000000102"] }, { "1": "Bob" }))
+    const e = (message.body.embeds as ReadonlyArray<Embed>)[0]!
+    expect(e.fields.map((f) => f.value)).toEqual(["Bob", "—"])
+    expect(message.cut).toBe(false)
+    expect(message.body.content).toBe(`<@&${MOD}> <@&320000000000000102>`)
+    expect(message.body.components).toEqual([reviewButtons("42", form())])
+    // An empty answer stored as "" too.
+    expect((reviewMessage(input({}, { "1": "", "2": "x" })).body.embeds as ReadonlyArray<Embed>)[0]!.fields[0]!.value).toBe("—")
+  })
+
+  it("25 long questions with short answers: the names keep what the answers leave", () => {
+    const long = form({ steps: steps(25, { string: "q".repeat(400) }) })
+    const answers = Object.fromEntries(long.steps.map((s) => [String(s.step_id), "a".repeat(100)]))
+    const e = (reviewMessage({ ...input(), form: long, answers }).body.embeds as ReadonlyArray<Embed & { title: string; footer: { text: string } }>)[0]!
+    // 6,000 less the title, author and footer, less 25 × 100 for the answers: ~138 a name.
+    for (const f of e.fields) {
+      expect(f.value).toBe("a".repeat(100))
+      expect([...f.name].length).toBeGreaterThan(130)
+    }
+    expect(counted(e)).toBeLessThanOrEqual(6000)
+    // A long answer among them is cut only to what its share allows, and the whole to 6,000.
+    const mixed = { ...answers, "3": "b".repeat(2000) }
+    const m = (reviewMessage({ ...input(), form: long, answers: mixed }).body.embeds as ReadonlyArray<Embed & { title: string; footer: { text: string } }>)[0]!
+    expect(counted(m)).toBeLessThanOrEqual(6000)
+    expect([...m.fields[2]!.value].length).toBeGreaterThan(100)
+  })
+
+  it("fairCap: the largest cap the budget allows, short texts kept whole", () => {
+    expect(fairCap([10, 20, 30], 60)).toBe(Infinity)
+    expect(fairCap([10, 20, 30], 59)).toBe(29)
+    expect(fairCap([10, 1000, 1000], 1010)).toBe(500)
+    expect(fairCap([100, 100], 50)).toBe(25)
+    expect(fairCap([5, 5], 1)).toBe(1)
+  })
+
   it("buttons: Pass — low/medium/high and Drop; Pass and Drop with disable_priorities", () => {
     const labels = (b: ReturnType<typeof reviewButtons>) => b.components.map((c) => [c.label, c.custom_id])
     expect(labels(reviewButtons("42", form()))).toEqual([
@@ -134,7 +208,7 @@ describe("reviewMessage", () => {
     expect(labels(reviewButtons("42", form({ disable_priorities: true })))).toEqual([["Pass", "r:pass:42"], ["Drop", "r:drop:42"]])
   })
 
-  it("the whole submission as text", () => {
-    expect(submissionText(input())).toContain("## Code\n1234")
+  it("the whole submission as text: a heading a step (alias, else the question), its whole answer", () => {
+    expect(submissionText(input({}, { "1": "Bob" }))).toBe("Apply — submission 42 by bob\n\n## Name?\nBob\n\n## Code\n\n")
   })
 })

@@ -6,9 +6,10 @@
  * shares nothing; the job run again posts nothing twice.
  */
 import { assert, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { CHANNEL_INDEX, channelId, roleId } from "../../src/sandbox/seed/Ids.ts"
-import { makeShareJobs, summaryNonce } from "../../src/layers/submissions/ShareJobs.ts"
+import { makeShareJobs, shareJobId, ShareQueue, summaryNonce } from "../../src/layers/submissions/ShareJobs.ts"
+import { JobEngine } from "../../src/services/jobs/JobEngine.ts"
 import { makeReviewDecision } from "../../src/layers/submissions/ReviewDecision.ts"
 import { SubmissionsRepo } from "../../src/services/submissions/SubmissionsRepo.ts"
 import { dbKinds } from "../utils/Db.ts"
@@ -107,6 +108,8 @@ for (const kind of dbKinds) {
         assert.strictEqual(byChannel.get(text2)?.state, "done")
         assert.strictEqual((yield* summaryIn(text2, id)).length, 1)
         assert.strictEqual((yield* summaryIn(text, id)).length, 0)
+        // One share job, by the submission's id (whoever decides it sends that one).
+        assert.isTrue(Option.isSome(yield* (yield* JobEngine).job(ShareQueue, shareJobId(id))))
 
         const dropped = yield* createForm({ title: "Dropped", steps: STEPS, fwd_channel_ids: [FWD] })
         const other = yield* fillText(mod, dropped, ANSWERS)

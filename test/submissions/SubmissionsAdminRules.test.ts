@@ -68,7 +68,7 @@ describe("toDetail", () => {
   }
   const submission: Submission = {
     id: "12", workflowId: 7, botId: "b", serverId: "s", userId: "u", userName: "Bob", userAvatar: null, snapshot: form,
-    answers: { s3: "Bob", s5: "bob@example.org" }, status: "denied", priority: null, reason: "Too short", reviewerId: "r",
+    answers: { "3": "Bob", "5": "bob@example.org" }, status: "denied", priority: null, reason: "Too short", reviewerId: "r",
     reviewerName: "Mod", reviewedAt: new Date("2026-01-02T03:04:05Z"), dm: "sent", createdAt: new Date("2026-01-01T00:00:00Z"), votes: { up: 3, down: 1 }, cardUrl: "https://trello.com/c/abc",
     effects: [{ kind: "review_message", target: "", state: "failed", reason: "403", channel_id: "1", message_id: null }]
   }

@@ -9,6 +9,7 @@ import { FetchHttpClient } from "effect/http"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { RateLimiter } from "effect/persistence"
+import { StartLimitMemory } from "../../src/layers/submissions/StartLimitLive.ts"
 import { makeClient } from "../../src/http/client.ts"
 import { ServerLimits } from "../../src/http/server/NodeEdge.ts"
 import { freePort } from "./FreePort.ts"
@@ -90,6 +91,7 @@ const memoryCapabilities = (config: AppConfigShape) => {
     IdempotencyStoreMemory,
     Cipher.layer(keyring),
     RateLimiter.layer.pipe(Layer.provide(RateLimiter.layerStoreMemory)),
+    StartLimitMemory,
     SubmissionsMemory,
     SubmissionsAdminMemory,
     http

@@ -6,8 +6,7 @@
  * with its audit entry (one durable statement); its review job is queued beside the answer. A page
  * is two round trips, Continue one, the last page three.
  */
-import { Duration, Effect } from "effect"
-import { RateLimiter } from "effect/persistence"
+import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
 import { ServiceUnavailable } from "../../domain/infra/Errors.ts"
 import { JobEngine } from "../../services/jobs/JobEngine.ts"
@@ -17,6 +16,7 @@ import { failureMessage, readPage, validationFailures } from "../../services/sub
 import { cut, layoutPages, pageModal } from "../../services/submissions/Pages.ts"
 import { REPLAYED, SubmissionsRepo } from "../../services/submissions/SubmissionsRepo.ts"
 import type { Draft, Replayed } from "../../services/submissions/SubmissionsRepo.ts"
+import { StartLimit } from "../../services/submissions/StartLimit.ts"
 import { SubmissionsSettings } from "../../services/submissions/SubmissionsSettings.ts"
 import { jobId, ReviewQueue } from "./SubmissionJobs.ts"
 
@@ -27,7 +27,6 @@ const EXPIRED = "This form expired — start again."
 const CLOSED = "This form is closed."
 const GONE = "This form no longer exists."
 const PENDING = "You already have a submission of this form awaiting review."
-const MAX_START_PER_MINUTE = 10
 const DRAFT_ID = /^[A-Za-z0-9_-]{22}$/
 
 /** One verified interaction in a server, its bot known. */
@@ -48,7 +47,7 @@ export const makeFormFilling = (firstSeen: (id: string) => Effect.Effect<boolean
   Effect.gen(function*() {
     const repo = yield* SubmissionsRepo
     const jobs = yield* JobEngine
-    const limiter = yield* RateLimiter.RateLimiter
+    const starts = yield* StartLimit
     const { draftTtlMinutes } = yield* SubmissionsSettings
     const ttl = () => new Date(Date.now() + draftTtlMinutes * 60_000)
     const scopeOf = (c: Ctx) => ({ botId: c.botId, serverId: c.serverId })
@@ -61,7 +60,8 @@ export const makeFormFilling = (firstSeen: (id: string) => Effect.Effect<boolean
     const list = (c: Ctx) =>
       Effect.flatMap(repo.openList(c.i.id, scopeOf(c)), (opened) =>
         unlessReplayed(opened, (forms) => {
-          const live = [...forms].sort((a, b) => a.title.localeCompare(b.title)).slice(0, 25)
+          // One collation whatever the process's locale: every instance lists the same 25.
+          const live = [...forms].sort((a, b) => a.title.localeCompare(b.title, "en")).slice(0, 25)
           if (live.length === 0) return Effect.succeed(say("This server has no open forms."))
           return Effect.succeed(say("Which form?", [{
             type: 1,
@@ -79,13 +79,7 @@ export const makeFormFilling = (firstSeen: (id: string) => Effect.Effect<boolean
       Effect.flatMap(repo.openForm(c.i.id, scopeOf(c), workflowId, c.member.user.id), (opened) =>
         unlessReplayed(opened, ({ form, pending, draft: existing }) =>
           Effect.gen(function*() {
-            const allowed = yield* limiter.consume({
-              algorithm: "fixed-window",
-              onExceeded: "fail",
-              window: Duration.minutes(1),
-              limit: MAX_START_PER_MINUTE,
-              key: `form-starts:${c.botId}:${c.member.user.id}`
-            }).pipe(Effect.as(true), Effect.catch(() => Effect.succeed(false)))
+            const allowed = yield* starts.admit(`form-starts:${c.botId}:${c.member.user.id}`)
             if (!allowed) return say("Slow down: you started too many forms this minute; try again in a minute.")
             if (form === undefined) return say(GONE)
             if (!form.workflow_live) return say(CLOSED)
@@ -135,8 +129,9 @@ export const makeFormFilling = (firstSeen: (id: string) => Effect.Effect<boolean
           const answers = { ...draft.answers, ...read.answers }
           const failed = validationFailures(pages[page]!, read.answers)
           if (failed.length > 0) {
-            // Kept for the Fix button (the page reopens filled); the page itself is not saved.
-            yield* repo.saveDraft(draft.id, answers, page, ttl())
+            // Kept for the Fix button (the page reopens filled); the page itself is not saved, so
+            // the draft's expiry stays where its last saved page put it.
+            yield* repo.saveDraft(draft.id, answers, page, draft.expiresAt)
             return say(failureMessage(failed), [buttonRow([{ label: "Fix", custom_id: `f:open:${draft.id}`, style: 1 }])])
           }
           if (page + 1 < pages.length) {
@@ -153,7 +148,8 @@ export const makeFormFilling = (firstSeen: (id: string) => Effect.Effect<boolean
           }, (id) => ({
             botId: c.botId,
             serverId: c.serverId,
-            actor: { userId: c.member.user.id, userName: c.name, avatar: c.member.user.avatar ?? null },
+            // The audit log names accounts by username (decisions.md), not as the server shows them.
+            actor: { userId: c.member.user.id, userName: c.member.user.username, avatar: c.member.user.avatar ?? null },
             module: "forms",
             itemIdentifier: draft.workflowId,
             eventType: "PUSH",

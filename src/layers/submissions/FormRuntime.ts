@@ -70,6 +70,7 @@ export const makeFormRuntime = Effect.gen(function*() {
         reason: reason === "" ? null : reason,
         reviewerId: c.member.user.id,
         reviewerName: c.name,
+        reviewerUsername: c.member.user.username,
         reviewerAvatar: c.member.user.avatar ?? null
       }, { editMessage: false })
       if (outcome._tag === "NotFound") return say("This submission no longer exists.")

@@ -21,7 +21,11 @@ export const makeReviewDecision = Effect.gen(function*() {
   const audit = yield* AuditLog
   return (
     submissionId: string,
-    review: Review & { readonly reviewerAvatar: string | null },
+    review: Review & {
+      readonly reviewerAvatar: string | null
+      /** The reviewer's account username, for the audit entry (decisions.md); `reviewerName` when absent. */
+      readonly reviewerUsername?: string
+    },
     options: { readonly editMessage: boolean }
   ) =>
     repo.review(submissionId, review, (decided) =>
@@ -30,6 +34,7 @@ export const makeReviewDecision = Effect.gen(function*() {
         yield* jobs.send(DmQueue, { submission_id: decided.id }, { id: jobId("dm", decided.id) }).pipe(queueDown)
         // A Pass shares (forms-runtime.md §5): its summaries and card recorded here, sent by one job.
         const share = review.decision === "pass" ? shareEffects(decided) : []
+        // Stryker disable next-line ObjectLiteral,BooleanLiteral: `discard` only drops the results, which nothing reads
         yield* Effect.forEach(share, (e) => repo.addEffect(decided.id, e.kind, e.target, e.channelId), { discard: true })
         if (share.length > 0) yield* jobs.send(ShareQueue, { submission_id: decided.id }, { id: shareJobId(decided.id) }).pipe(queueDown)
         if (options.editMessage) {
@@ -38,7 +43,7 @@ export const makeReviewDecision = Effect.gen(function*() {
         yield* audit.append({
           botId: decided.botId,
           serverId: decided.serverId,
-          actor: { userId: review.reviewerId, userName: review.reviewerName, avatar: review.reviewerAvatar },
+          actor: { userId: review.reviewerId, userName: review.reviewerUsername ?? review.reviewerName, avatar: review.reviewerAvatar },
           module: "forms",
           itemIdentifier: decided.workflowId,
           eventType: "PATCH",

@@ -35,10 +35,12 @@ export const makeSeenInteractions = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const isql = yield* interactionsSql
   let prunedAt = 0
+  // Started beside the interaction's answer, not awaited by it: a slow DELETE must not make the
+  // member whose page was already stored hear "busy; try again".
   const prune = Effect.suspend(() => {
     if (Date.now() - prunedAt < PRUNE_EVERY_MS) return Effect.void
     prunedAt = Date.now()
-    return sql`DELETE FROM interactions_seen WHERE seen_at < now() - interval '1 hour'`.pipe(Effect.ignore)
+    return Effect.asVoid(Effect.forkDetach(sql`DELETE FROM interactions_seen WHERE seen_at < now() - interval '1 hour'`.pipe(Effect.ignore)))
   })
   return {
     /** True the first time `id` is seen (recorded now), false after. */

@@ -19,6 +19,7 @@ import { Bots } from "../../services/platform/Bots.ts"
 import { ChatPlatform, PlatformRejected } from "../../services/platform/ChatPlatform.ts"
 import { JobEngine, JobQueue } from "../../services/jobs/JobEngine.ts"
 import { truncate } from "../../services/delivery/render/Text.ts"
+import { failureText } from "../../services/submissions/FailureText.ts"
 import { CARD_LIMITS, cardPlan, summaryMessage } from "../../services/submissions/Share.ts"
 import type { CardPlan } from "../../services/submissions/Share.ts"
 import { shareInputOf, sharesToBoard } from "../../services/submissions/ShareInput.ts"
@@ -159,7 +160,7 @@ export const makeShareJobs = Effect.gen(function*() {
         Effect.map((messageId) => ({ state: "done" as const, reason: null, messageId })),
         Effect.catchIf(permanentPost, (e) => Effect.succeed({ state: "failed" as const, reason: refusal(e, channelId), messageId: null })),
         Effect.catchIf(() => last, (e) =>
-          Effect.succeed({ state: "failed" as const, reason: `The platform kept failing for the summary in channel ${channelId}: ${e.message}`, messageId: null }))
+          Effect.succeed({ state: "failed" as const, reason: `The platform kept failing for the summary in channel ${channelId}: ${failureText(e)}`, messageId: null }))
       )
       yield* repo.settleEffect(s.id, "summary", channelId, outcome)
     })

@@ -38,22 +38,51 @@ export const reviewButtons = (id: string, form: Pick<StoredForm, "disable_priori
     { label: "Drop", custom_id: `r:drop:${id}`, style: 4 }
   ])
 
+/**
+ * The largest `cap` with Σ min(length, cap) ≤ `budget` (Infinity when every length fits): texts
+ * longer than it are cut to it, shorter ones kept whole, so a long answer takes what short ones leave.
+ */
+export const fairCap = (lengths: ReadonlyArray<number>, budget: number): number => {
+  const sorted = [...lengths].sort((a, b) => a - b)
+  let left = budget
+  // Stryker disable next-line EqualityOperator: equivalent, one more pass past the end adds NaN and returns Infinity, as the end does
+  for (let i = 0; i < sorted.length; i++) {
+    const others = sorted.length - i
+    if (sorted[i]! * others > left) return Math.max(1, Math.floor(left / others))
+    left -= sorted[i]!
+  }
+  return Infinity
+}
+
+const PRIVATE_MARK = " (private)"
+
 /** The message, and whether an answer was cut (then the whole submission belongs in a file). */
 export const reviewMessage = (s: ReviewInput): { readonly body: PlatformMessageBody; readonly cut: boolean } => {
   const title = cut(s.form.title, 256)
   const footer = `Submission ${s.id}`
-  const names = s.form.steps.map((step) => {
-    const name = step.alias !== "" ? step.alias : step.string
-    return step.taskboard_mapping === "Private" ? cut(`${name} (private)`, FIELD_NAME_MAX) : cut(name, FIELD_NAME_MAX)
+  const author = cut(s.userName, 256)
+  // What the fields may take of the embed's 6,000. The names get what the values leave, and at
+  // least half when both cannot fit (the answers are what a reviewer reads; the file has the rest);
+  // then the values get what the names leave. Every text is cut no more than that needs.
+  const budget = EMBED_TOTAL_MAX - length(title) - length(footer) - length(author)
+  const steps = s.form.steps.map((step) => {
+    const mark = step.taskboard_mapping === "Private" ? PRIVATE_MARK : ""
+    const base = step.alias !== "" ? step.alias : step.string
+    return { step, mark, base, answer: s.answers[String(step.step_id)] ?? "" }
   })
-  const fixed = length(title) + length(footer) + length(s.userName) + names.reduce((n, x) => n + length(x), 0)
-  // Each value's share of what the embed has left, never more than a field holds.
-  const share = Math.max(1, Math.min(FIELD_VALUE_MAX, Math.floor((EMBED_TOTAL_MAX - fixed) / Math.max(1, names.length))))
+  const wanted = steps.map((x) => Math.min(FIELD_NAME_MAX, length(x.base) + length(x.mark)))
+  const valuesWanted = steps.reduce((n, x) => n + (x.answer === "" ? 1 : Math.min(FIELD_VALUE_MAX, length(x.answer))), 0)
+  const nameCap = fairCap(wanted, Math.max(budget - valuesWanted, Math.floor(budget / 2)))
+  // The mark is kept whole: it is what says a Private-mapped answer is in this message.
+  const names = steps.map((x, i) => cut(x.base, Math.min(wanted[i]!, nameCap) - length(x.mark)) + x.mark)
+  const valueCap = fairCap(
+    steps.map((x) => (x.answer === "" ? 1 : Math.min(FIELD_VALUE_MAX, length(x.answer)))),
+    budget - names.reduce((n, x) => n + length(x), 0)
+  )
   let wasCut = false
-  const fields = s.form.steps.map((step, i) => {
-    const answer = s.answers[String(step.step_id)] ?? ""
-    const value = answer === "" ? "—" : cut(answer, share)
-    if (value !== answer && answer !== "") wasCut = true
+  const fields = steps.map((x, i) => {
+    const value = x.answer === "" ? "—" : cut(x.answer, Math.min(FIELD_VALUE_MAX, valueCap))
+    if (value !== x.answer && x.answer !== "") wasCut = true
     return { name: names[i]!, value, inline: false }
   })
   const roles = s.form.disable_mentions ? [] : s.form.role_mentions
@@ -61,7 +90,7 @@ export const reviewMessage = (s: ReviewInput): { readonly body: PlatformMessageB
     title,
     color: parseInt(s.form.color_hex.slice(1), 16),
     author: {
-      name: cut(s.userName, 256),
+      name: author,
       ...(s.userAvatar === null ? {} : { icon_url: `https://cdn.discordapp.com/avatars/${s.userId}/${s.userAvatar}.png` })
     },
     fields,

@@ -4,7 +4,6 @@
  * were when the member started), the review's reason, the votes and the effects.
  */
 import type { SubmissionDetail, SubmissionSummary } from "../../domain/submissions/Submission.ts"
-import { fieldId } from "./Pages.ts"
 import type { Submission } from "./SubmissionsRepo.ts"
 
 const iso = (d: Date | null) => (d === null ? null : d.toISOString())
@@ -27,7 +26,8 @@ export const toDetail = (s: Submission): SubmissionDetail => ({
     step_id: step.step_id,
     question: step.string,
     alias: step.alias === "" ? null : step.alias,
-    answer: s.answers[fieldId(step)] ?? "",
+    // Keyed by step id, as ModalAnswers stores them (a modal input's custom id is `s<step_id>`).
+    answer: s.answers[String(step.step_id)] ?? "",
     private: step.taskboard_mapping === "Private"
   })),
   reason: s.reason,
