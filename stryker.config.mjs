@@ -31,6 +31,15 @@ export const targets = {
   // The interactions endpoint's guard (forms-runtime.md §1) and who decides a review (§4).
   "src/services/submissions/InteractionSignature.ts": ["test/submissions/InteractionSignature.test.ts"],
   "src/services/submissions/ReviewRules.ts": ["test/submissions/ReviewRules.test.ts"],
+  // The review message within the platform's embed limits, a Private answer marked.
+  "src/services/submissions/ReviewMessage.ts": ["test/submissions/ReviewRules.test.ts"],
+  // How many forms a member may start in a minute (§2), in memory and in Redis.
+  "src/services/submissions/StartLimit.ts": ["test/submissions/StartLimit.test.ts"],
+  "src/layers/submissions/StartLimitLive.ts": ["test/submissions/StartLimit.test.ts"],
+  // What a decided review does in its transaction (the DM, the share, the edit, the audit entry).
+  "src/layers/submissions/ReviewDecision.ts": ["test/submissions/ReviewFlow.test.ts", "test/api/SubmissionsHttpReview.test.ts", "test/submissions/ShareDiscord.test.ts"],
+  // The key the endpoint checks signatures with: kept, shared, re-read after a refused signature.
+  "src/layers/submissions/CachedBotApplications.ts": ["test/submissions/CachedBotApplications.test.ts"],
   // Only the input schemas and their rules; the rest of Form.ts is output wire shapes.
   "src/domain/forms/Form.ts:StepType..FormInput": ["test/forms/FormValidation.test.ts", "test/forms/FormValidationEdges.test.ts", "test/forms/FormsApi.test.ts", "test/forms/FormInputBounds.test.ts", "test/forms/FormValidationProblems.test.ts"],
   // The global budget's sliding log (memory and, with TEST_REDIS_URL, its Redis script), and the limiter's use of it.
@@ -60,6 +69,8 @@ export const targets = {
   "src/http/edge/RateLimitFallback.ts": ["test/api/RateLimitFallback.test.ts", "test/api/RateLimitOutageCounts.test.ts"],
   "src/http/edge/RateLimit.ts": ["test/api/RateLimitOutageCounts.test.ts", "test/api/RateLimit.test.ts"],
   "src/layers/infra/RateLimitCarryRedis.ts": ["test/api/RateLimitCarryRedis.test.ts"],
+  // The shared counters' client: attempts at start-up, reconnecting for ever once connected.
+  "src/layers/infra/RedisClient.ts": ["test/infra/RedisClientStart.test.ts"],
   // Idempotency keys (#30): which routes commit their key with their write, what is kept and replayed;
   // the store's claim, lock and answer (a cut request frees its key; a retry never runs a write twice).
   "src/http/edge/IdempotencyLive.ts": ["test/api/IdempotencyKeep.test.ts", "test/api/IdempotencyAtomic.test.ts", "test/api/IdempotencyHttp.test.ts", "test/api/IdempotencyKept.test.ts", "test/api/IdempotencyFeeds.test.ts"],
@@ -69,7 +80,7 @@ export const targets = {
   // What an accepted submission shares (#33): a Private answer in no summary and on no card rides on it.
   "src/services/submissions/Share.ts": ["test/submissions/Share.test.ts", "test/submissions/SharePrivacy.test.ts"],
   // The sweep that queues a review message whose job never came (a submission is never left unposted).
-  "src/layers/submissions/SubmissionJobs.ts:124-143": ["test/submissions/SubmitStatement.test.ts"],
+  "src/layers/submissions/SubmissionJobs.ts:159-175": ["test/submissions/SubmitStatement.test.ts"],
   "src/services/delivery/DeliveryScheduling.ts": ["test/delivery/Scheduling.test.ts", "test/delivery/StartAfterOutage.test.ts", "test/delivery/PollNow.test.ts", "test/delivery/PollNowRace.test.ts", "test/delivery/PollSlot.test.ts", "test/delivery/DeliverySteps.test.ts", "test/delivery/DeliveryWorkers.test.ts"]
 }
 
