@@ -9,6 +9,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { PgConnection } from "@effect/sql-pg"
 import { Context, Effect, Layer, Queue, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import { REVOCATIONS_CHANNEL } from "../../src/layers/auth/TokenStoreListener.ts"
 import { TokenStoreSql } from "../../src/layers/auth/TokenStoreSql.ts"
@@ -22,6 +23,8 @@ const DATABASE_URL = process.env.TEST_DATABASE_URL
 class Heard extends Context.Service<Heard, {
   /** The payloads heard so far (from every suite on the database), and forgets them. */
   readonly take: Effect.Effect<ReadonlyArray<string>>
+  /** Whether `payload` was heard (and not taken yet). */
+  readonly has: (payload: string) => Effect.Effect<boolean>
 }>()("test/Heard") {}
 
 const HeardLive = Layer.effect(Heard, Effect.gen(function*() {
@@ -29,8 +32,30 @@ const HeardLive = Layer.effect(Heard, Effect.gen(function*() {
   const queue = yield* connection.listen(REVOCATIONS_CHANNEL)
   const heard: Array<string> = []
   yield* Effect.forkScoped(Effect.forever(Effect.map(Queue.take(queue), (n) => void heard.push(n.payload))))
-  return Heard.of({ take: Effect.sync(() => heard.splice(0)) })
+  return Heard.of({ take: Effect.sync(() => heard.splice(0)), has: (payload) => Effect.sync(() => heard.includes(payload)) })
 }))
+
+/** How long the listener may take to hear a notification (a loaded CI machine: seconds). */
+const HEARD_WITHIN_MS = 10_000
+
+/**
+ * Once this returns, every notification committed before it started has been heard: it sends one of
+ * its own (a fresh id, no family's: the other suites' instances drop nothing for it) and waits for it,
+ * and PostgreSQL delivers notifications in the order their transactions committed. So what a step
+ * sent is all heard, however slow the machine, and nothing of it can arrive in the next step's window;
+ * and "nothing was sent" needs no guess of how long to wait for what should not come.
+ */
+const settled = Effect.gen(function*() {
+  const heard = yield* Heard
+  const sql = yield* SqlClient.SqlClient
+  const marker = randomUUID()
+  yield* sql`SELECT pg_notify(${REVOCATIONS_CHANNEL}, ${marker})`
+  const deadline = Date.now() + HEARD_WITHIN_MS
+  while (!(yield* heard.has(marker))) {
+    if (Date.now() > deadline) return assert.fail(`the listener did not hear a notification within ${HEARD_WITHIN_MS} ms`)
+    yield* Effect.sleep("10 millis")
+  }
+})
 
 const token = (kind: TokenKind, ttlSeconds = 3600): NewToken => {
   const issuedAt = new Date()
@@ -48,14 +73,16 @@ const signedIn = Effect.gen(function*() {
   return { familyId, temporary, ...first }
 })
 
-/** The payloads naming `familyIds` heard within a moment of `effect` (other suites' are left out). */
+/** The payloads naming `familyIds` that `effect` sent, all of them (other suites' are left out). */
 const notified = <A, E, R>(effect: Effect.Effect<A, E, R>, familyIds: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const heard = yield* Heard
+    // Whatever was sent before (a previous step, the sign-in) is heard and forgotten first.
+    yield* settled
     yield* heard.take
     const value = yield* effect
-    // Delivery is asynchronous: wait a little for what is due, and for anything that should not come.
-    yield* Effect.sleep("150 millis")
+    // Delivery is asynchronous: wait until everything `effect` committed has been heard.
+    yield* settled
     const payloads = (yield* heard.take).filter((p) => familyIds.some((id) => p.includes(id)))
     return { value, payloads }
   })

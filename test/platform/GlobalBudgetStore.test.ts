@@ -65,17 +65,29 @@ for (const [name, store] of stores) {
       Effect.gen(function*() {
         const log = yield* budget
         const key = fresh()
-        yield* log.reserve(key, 1, 1000, 0)
-        const refused = yield* log.reserve(key, 1, 1000, 500)
+        // A 10 s window and a longest wait of 5 s: the refusal holds however slow the machine, as long
+        // as the second reservation comes within 5 s of the first. Each wait is bounded by the clock
+        // read before the first reservation and after the later one (the store's clock may round by 1 ms).
+        const start = Date.now()
+        yield* log.reserve(key, 1, 10_000, 0)
+        const firstEnd = Date.now()
+        const refusedStart = Date.now()
+        const refused = yield* log.reserve(key, 1, 10_000, 5_000)
+        const refusedEnd = Date.now()
         assert.isFalse(refused.reserved)
-        // The wait it would have had (the 503's Retry-After): up to a window.
-        assert.isAbove(refused.waitMs, 500)
-        assert.isAtMost(refused.waitMs, 1000)
-        // Nothing was reserved: the next caller willing to wait gets the same slot, not one after it.
-        const next = yield* log.reserve(key, 1, 1000, 10_000)
+        // The wait it would have had (the 503's Retry-After): the first's slot a window on, past the 5 s.
+        assert.isAbove(refused.waitMs, 5_000)
+        assert.isAtLeast(refused.waitMs, start + 10_000 - refusedEnd - 2)
+        assert.isAtMost(refused.waitMs, firstEnd + 10_000 - refusedStart + 2)
+        // Nothing was reserved: the next caller willing to wait gets the same slot (a window after the
+        // first), not one after it (two windows after the first).
+        const nextStart = Date.now()
+        const next = yield* log.reserve(key, 1, 10_000, 60_000)
+        const nextEnd = Date.now()
         assert.isTrue(next.reserved)
-        assert.isAtMost(next.waitMs, 1000)
-        assert.deepStrictEqual(yield* log.reserve(fresh(), 1, 1000, 0), { waitMs: 0, reserved: true })
+        assert.isAtLeast(next.waitMs, start + 10_000 - nextEnd - 2)
+        assert.isAtMost(next.waitMs, firstEnd + 10_000 - nextStart + 2)
+        assert.deepStrictEqual(yield* log.reserve(fresh(), 1, 10_000, 0), { waitMs: 0, reserved: true })
       }))
 
     if (name === "Redis") {
@@ -84,12 +96,17 @@ for (const [name, store] of stores) {
           const log = yield* budget
           const redis = yield* Effect.map(Layer.build(NodeRedis.layer({ url: redisUrl! })), (context) => Context.get(context, Redis.Redis))
           const key = fresh()
+          const before = Date.now()
           yield* log.reserve(key, 2, 1000, 0)
           yield* log.reserve(key, 2, 1000, 0)
-          yield* log.reserve(key, 2, 1000, 10_000)
+          const third = yield* log.reserve(key, 2, 1000, 10_000)
           const ttl = yield* redis.send<number>("PTTL", `test:global-budget:${key}`)
-          // The third slot is ~1 s away: the log lives ~2 s.
-          assert.isAbove(ttl, 1500)
+          const after = Date.now()
+          assert.isTrue(third.reserved)
+          // The third slot is a window after the first (taken at `before` or later): the log lives until
+          // a window after that, 2 s after the first, less the time the reservations and the PTTL took
+          // (the store's clock may round by 1 ms).
+          assert.isAtLeast(ttl, 2000 - (after - before) - 2)
           assert.isAtMost(ttl, 2000)
           assert.strictEqual(yield* redis.send<number>("LLEN", `test:global-budget:${key}`), 2)
         }))

@@ -241,8 +241,11 @@ layer(SandboxServer.layer(), { excludeTestServices: true })("sandbox OAuth2", (i
     }))
 })
 
+// Long enough that the first call after the sign-in comes within the token's life on a slow machine.
+const TOKEN_TTL_SECONDS = 3
+
 const ShortLived = SandboxServer.layer().pipe(
-  Layer.provide(Layer.succeed(SandboxConfig, { ...defaultSandboxConfig, userTokenTtlSeconds: 1 }))
+  Layer.provide(Layer.succeed(SandboxConfig, { ...defaultSandboxConfig, userTokenTtlSeconds: TOKEN_TTL_SECONDS }))
 )
 
 layer(ShortLived, { excludeTestServices: true })("sandbox OAuth2 token expiry", (it) => {
@@ -250,7 +253,8 @@ layer(ShortLived, { excludeTestServices: true })("sandbox OAuth2 token expiry", 
     Effect.gen(function*() {
       const tokens = yield* signIn(ALICE_ID)
       assert.strictEqual((yield* me(tokens.access)).status, 200)
-      yield* Effect.sleep("1100 millis")
+      // The token was issued before `me` answered: this is past its expiry.
+      yield* Effect.sleep(`${TOKEN_TTL_SECONDS * 1000 + 100} millis`)
       const expired = yield* me(tokens.access)
       assert.deepStrictEqual([expired.status, expired.body], [401, { message: "401: Unauthorized", code: 0 }])
     }))

@@ -15,17 +15,27 @@ import { TaskBoard } from "../../src/services/taskboard/TaskBoard.ts"
 import { CapturedLogs } from "../utils/CapturedLogs.ts"
 import { httpCall, ROADMAP, TODO_LIST, twinLayer, TwinUrl } from "./TwinFixtures.ts"
 
+/**
+ * The client's time-out for one call. The twin answers at once, so this only has to outlast a slow,
+ * loaded machine; the test of the time-out itself (a hang) passes its own short one.
+ */
+const TIMEOUT: Duration.Input = "10 seconds"
+
 /** The live client as server S1 paired with `token` (each test its own token: its own rate-limit window). */
-const client = (token: string, maxRateLimitWait: Duration.Input = "5 seconds") =>
+const client = (token: string, maxRateLimitWait: Duration.Input = "5 seconds", timeout: Duration.Input = TIMEOUT) =>
   Effect.map(TwinUrl, (url) =>
     TaskBoardTrello.layer({
-      ...SandboxMode.taskBoardOptions(url, "1 second"),
+      ...SandboxMode.taskBoardOptions(url, timeout),
       maxRateLimitWait,
       pairings: () => Effect.succeed({ teamId: "sandbox-team-1", key: Redacted.make("key-live"), token: Redacted.make(token) })
     }))
 
-const withBoard = <A, E, R>(token: string, f: (t: TaskBoard["Service"]) => Effect.Effect<A, E, R>, maxRateLimitWait?: Duration.Input) =>
-  Effect.flatMap(client(token, maxRateLimitWait), (live) => TaskBoard.use(f).pipe(Effect.provide(live)))
+const withBoard = <A, E, R>(
+  token: string,
+  f: (t: TaskBoard["Service"]) => Effect.Effect<A, E, R>,
+  maxRateLimitWait?: Duration.Input,
+  timeout?: Duration.Input
+) => Effect.flatMap(client(token, maxRateLimitWait, timeout), (live) => TaskBoard.use(f).pipe(Effect.provide(live)))
 
 const fault = (route: string, kind: string, count = 1, extra: Record<string, unknown> = {}) =>
   httpCall("POST", "/sandbox/faults", { route, kind, count, ...extra })
@@ -64,9 +74,10 @@ layer(Env, { excludeTestServices: true })("TaskBoardTrello writes: failures", (i
   it.effect("a board that does not answer: timeout, retryable; unreachable: unavailable, retryable", () =>
     Effect.gen(function*() {
       yield* fault("GET /1/boards/{id}/lists", "hang")
-      assert.deepInclude(yield* Effect.flip(withBoard("t-hang", (t) => t.lists(S1_ID, ROADMAP))), { reason: "timeout", retryable: true })
+      // The twin never answers: a short time-out suffices to see it fire.
+      assert.deepInclude(yield* Effect.flip(withBoard("t-hang", (t) => t.lists(S1_ID, ROADMAP), undefined, "1 second")), { reason: "timeout", retryable: true })
       const nowhere = TaskBoardTrello.layer({
-        ...SandboxMode.taskBoardOptions("http://127.0.0.1:9", "1 second"),
+        ...SandboxMode.taskBoardOptions("http://127.0.0.1:9", TIMEOUT),
         pairings: () => Effect.succeed({ teamId: "t", key: Redacted.make("k"), token: Redacted.make("t") })
       })
       const e = yield* Effect.flip(TaskBoard.use((t) => t.labels(S1_ID, ROADMAP)).pipe(Effect.provide(nowhere)))
@@ -76,11 +87,11 @@ layer(Env, { excludeTestServices: true })("TaskBoardTrello writes: failures", (i
   it.effect("the pairing cannot be read: retryable; a server without one: permanent", () =>
     Effect.gen(function*() {
       const url = yield* TwinUrl
-      const noPairing = TaskBoardTrello.layer({ ...SandboxMode.taskBoardOptions(url, "1 second") })
+      const noPairing = TaskBoardTrello.layer({ ...SandboxMode.taskBoardOptions(url, TIMEOUT) })
       const e = yield* Effect.flip(TaskBoard.use((t) => t.lists("399999999999999999", ROADMAP)).pipe(Effect.provide(noPairing)))
       assert.deepInclude(e, { reason: "unpaired", retryable: false })
       const registryDown = TaskBoardTrello.layer({
-        ...SandboxMode.taskBoardOptions(url, "1 second"),
+        ...SandboxMode.taskBoardOptions(url, TIMEOUT),
         pairings: () => Effect.fail(ServiceUnavailable.of("database down (test)", 5))
       })
       const down = yield* Effect.flip(TaskBoard.use((t) => t.createCard(S1_ID, card("x"))).pipe(Effect.provide(registryDown)))
@@ -120,9 +131,11 @@ layer(Env, { excludeTestServices: true })("TaskBoardTrello writes: Trello's rate
     Effect.gen(function*() {
       yield* fault("POST /1/cards", "429", 1, { retry_after: 30 })
       const started = Date.now()
-      const e = yield* Effect.flip(withBoard("t-long", (t) => t.createCard(S1_ID, card("too long")), "2 seconds"))
+      // A budget of 10 s against a 30 s wait: failing at once takes well under 5 s even on a slow
+      // machine, while waiting out the budget before failing would take 10 s.
+      const e = yield* Effect.flip(withBoard("t-long", (t) => t.createCard(S1_ID, card("too long")), "10 seconds"))
       assert.deepInclude(e, { reason: "unavailable", retryable: true, status: 429, retryAfterSeconds: 30 })
-      assert.isBelow(Date.now() - started, 1500)
+      assert.isBelow(Date.now() - started, 5000)
       assert.strictEqual(yield* cardsNamed("too long"), 0)
     }))
 })
