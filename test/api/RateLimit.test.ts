@@ -11,6 +11,7 @@ import { RateLimiter } from "effect/persistence"
 import { spawn } from "node:child_process"
 import type { ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
+import { connect } from "node:net"
 import { countRequest, makeFallbackLimiter } from "../../src/http/edge/RateLimit.ts"
 import { ALICE_ID } from "../../src/sandbox/Seed.ts"
 import { DependencyHealth, makeDependencyHealth } from "../../src/services/infra/DependencyHealth.ts"
@@ -85,6 +86,24 @@ describe("shared store unreachable", () => {
 
 const redisUrl = process.env.TEST_REDIS_URL
 
+/** Whether a Redis on the loopback address's `port` answers PING (within a second). */
+const answersPing = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(port, "127.0.0.1")
+    let reply = ""
+    const done = (answered: boolean) => {
+      socket.destroy()
+      resolve(answered)
+    }
+    socket.setTimeout(1_000, () => done(false))
+    socket.on("error", () => done(false))
+    socket.on("connect", () => socket.write("PING\r\n"))
+    socket.on("data", (chunk: Buffer) => {
+      reply += chunk.toString()
+      if (reply.includes("\r\n")) done(reply.startsWith("+PONG"))
+    })
+  })
+
 // Shared counters need a real Redis: CI sets TEST_REDIS_URL; `npm test` alone has none to share.
 if (redisUrl !== undefined) {
   const prefix = `gateway-test-${randomBytes(4).toString("hex")}:`
@@ -122,7 +141,15 @@ if (redisUrl !== undefined) {
       Effect.sync(() => spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" })),
       (c) => Effect.sync(() => void c.kill("SIGKILL"))
     )
-    yield* Effect.promise(() => new Promise((r) => setTimeout(r, 500)))
+    // Ready when it answers PING, however long a loaded machine takes to start it: the app's client
+    // makes only START_ATTEMPTS attempts, well under a second, before its start fails.
+    const deadline = Date.now() + 10_000
+    while (!(yield* Effect.promise(() => answersPing(port)))) {
+      if (child.exitCode !== null || Date.now() > deadline) {
+        return yield* Effect.die(new Error(`redis-server on port ${port} did not answer PING within 10 s (exit code ${child.exitCode})`))
+      }
+      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 50)))
+    }
     return TestApp.layer({
       capabilities: { db: "pglite" },
       config: { redisUrl: `redis://127.0.0.1:${port}`, redisKeyPrefix: prefix, rateLimitApiPerMinute: 5, rateLimitAuthPerHour: 10 }

@@ -7,7 +7,7 @@
  */
 import { assert } from "@effect/vitest"
 import type { Vitest } from "@effect/vitest"
-import { Effect, Fiber, Option, Redacted } from "effect"
+import { Deferred, Effect, Fiber, Option, Redacted } from "effect"
 import type { Bots } from "../../src/services/platform/Bots.ts"
 import type { Cipher } from "../../src/services/infra/Cipher.ts"
 import { DeliveryStore } from "../../src/services/delivery/DeliveryStore.ts"
@@ -112,9 +112,17 @@ export const deliveryStoreCrosspostTests = (it: Vitest.MethodsNonLive<DeliverySt
       const b = yield* feedWith(channelId, 1)
       const now = new Date()
       for (const id of a.ids.slice(0, 9)) yield* store.reserveCrosspost(id, 1, now)
-      // a's 10th reserved in a transaction that stays open a while; b asks meanwhile, on another connection.
-      const first = yield* Effect.forkChild(store.transaction(Effect.tap(store.reserveCrosspost(a.ids[9]!, 1, now), () => Effect.sleep("400 millis"))))
-      yield* Effect.sleep("100 millis")
+      // a's 10th reserved in a transaction that stays open a while; b asks meanwhile (once that reservation
+      // has returned; the transaction stays open 400 ms from b's asking), on another connection.
+      const reserved = yield* Deferred.make<void>()
+      const asking = yield* Deferred.make<void>()
+      const first = yield* Effect.forkChild(store.transaction(Effect.tap(
+        store.reserveCrosspost(a.ids[9]!, 1, now),
+        () => Deferred.succeed(reserved, undefined).pipe(Effect.andThen(Deferred.await(asking)), Effect.andThen(Effect.sleep("400 millis")))
+      )))
+      // (The transaction's failure, if any, ends the wait too.)
+      yield* Effect.raceFirst(Deferred.await(reserved), Fiber.join(first))
+      yield* Deferred.succeed(asking, undefined)
       const second = yield* store.reserveCrosspost(b.ids[0]!, 1, now)
       assert.strictEqual((yield* Fiber.join(first))._tag, "Granted")
       assert.deepInclude(second, { _tag: "OverBudget", channelId })

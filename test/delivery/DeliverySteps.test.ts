@@ -260,12 +260,18 @@ for (const kind of dbKinds) {
           const delivery = yield* DeliveryEngine
           const { feedId, identifier, sourceId } = yield* baselined([])
           script.serve(identifier, new PollFailed({ kind: "http", status: 500, message: "The feed's server answered 500." }))
+          const t0 = Date.now()
           const failed = yield* delivery.pollSource(sourceId)
+          const t1 = Date.now()
           assert.deepInclude(failed, { _tag: "Failed", disabled: 0 })
-          // interval 1 s × 2^1, ±20 %.
-          const delay = (failed as { nextPollAt: Date }).nextPollAt.getTime() - Date.now()
-          assert.isAtLeast(delay, 500)
-          assert.isAtMost(delay, 2_500)
+          // The next poll, counted from the failed poll's time (its last_poll_at, taken during the call):
+          // interval 1 s × 2^1, ±20 % (whole milliseconds).
+          const polledAt = Option.getOrThrow(yield* DeliveryStore.use((s) => s.source(sourceId))).lastPollAt!.getTime()
+          assert.isAtLeast(polledAt, t0)
+          assert.isAtMost(polledAt, t1)
+          const delay = (failed as { nextPollAt: Date }).nextPollAt.getTime() - polledAt
+          assert.isAtLeast(delay, 1_600 - 5)
+          assert.isAtMost(delay, 2_400 + 5)
           assert.deepInclude(Option.getOrThrow(yield* DeliveryStore.use((s) => s.status(feedId))), {
             state: "failing",
             reason: "The source could not be read: The feed's server answered 500."
@@ -315,11 +321,16 @@ for (const kind of dbKinds) {
           yield* sql`UPDATE feed_deliveries SET at = now() - interval '10 minutes' WHERE webhook_id = ${webhook.id}`
           yield* sql`UPDATE feed_sources SET next_poll_at = now() - interval '10 minutes' WHERE id = ${lost}`
           const before = { polls: yield* jobsOf("feed-poll", "sourceId", neverPolled), posts: yield* jobsOf("feed-post", "webhookId", webhook.id) }
+          const t0 = Date.now()
           const outcome = yield* delivery.repair
+          const t1 = Date.now()
           assert.deepInclude(outcome, { polls: 2, posts: 1 })
           const [a, b] = yield* Effect.forEach([neverPolled, lost], (id) => Effect.map(DeliveryStore.use((s) => s.source(id)), Option.getOrThrow))
-          assert.isAtMost(Math.abs(a!.nextPollAt!.getTime() - Date.now()), 2_000, "at once")
-          assert.isAbove(b!.nextPollAt!.getTime(), Date.now() - 1_000, "at its next slot")
+          // At once: the pass's own time. At its next slot: after the pass's time, within the interval (1 s).
+          assert.isAtLeast(a!.nextPollAt!.getTime(), t0, "at once")
+          assert.isAtMost(a!.nextPollAt!.getTime(), t1, "at once")
+          assert.isAbove(b!.nextPollAt!.getTime(), t0, "at its next slot")
+          assert.isAtMost(b!.nextPollAt!.getTime(), t1 + 1_000, "at its next slot")
           assert.strictEqual(yield* jobsOf("feed-poll", "sourceId", neverPolled), before.polls + 1)
           // The post job of that webhook: one queued at most (stately), whoever sent it.
           assert.isAtLeast(yield* jobsOf("feed-post", "webhookId", webhook.id), Math.max(1, before.posts))

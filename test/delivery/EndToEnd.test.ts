@@ -6,8 +6,9 @@
  * the feed (the baseline) is never posted; a filtered item is not posted.
  */
 import { assert, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { deliveryDefaults } from "../../src/layers/config/AppConfig.ts"
+import { DeliveryStore } from "../../src/services/delivery/DeliveryStore.ts"
 import { microblogProfileImage } from "../../src/sandbox/sources/Microblog.ts"
 import { MICROBLOG_USERS } from "../../src/sandbox/sources/Seed.ts"
 import { ALICE_ID, BOT2_ID, channelId, S1_ID } from "../../src/sandbox/Seed.ts"
@@ -118,10 +119,18 @@ for (const db of dbKinds) {
         const s = yield* status("rss", feed.id)
         assert.deepInclude(s, { state: "active", delivered: 1 })
 
-        // Its last feed deleted, the source is not polled any more (a poll already under way may finish).
+        // Its last feed deleted, the source is not polled any more. A poll already under way may finish
+        // (and plan its successor); the chain ends at the first poll that finds no feed: it clears the
+        // source's next poll (a source gone entirely is not polled either). Only then is the count taken (however long that poll took).
+        const source = Option.getOrThrow(yield* DeliveryStore.use((store) => store.sourceOfFeed(feed.id)))
         const deleted = yield* raw({ method: "DELETE", token: yield* tokenOf(ALICE_ID) }, `${modulePath("rss")}/feeds/${feed.id}`)
         assert.strictEqual(deleted.status, 200)
-        yield* Effect.sleep("2 seconds")
+        yield* eventually(
+          DeliveryStore.use((store) => store.source(source.id)),
+          (s) => Option.isNone(s) || s.value.nextPollAt === null,
+          "the source of a deleted feed: no next poll planned",
+          12_000
+        )
         const before = yield* rssFetches
         assert.isAbove(before, 1, "the baseline and the delivery fetched the feed")
         yield* Effect.sleep("4 seconds")

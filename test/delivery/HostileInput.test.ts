@@ -106,13 +106,21 @@ for (const kind of dbKinds) {
           } else {
             server.routes.set(path, source.handler)
           }
+          const t0 = Date.now()
           const outcome = yield* delivery.pollSource(sourceId)
+          const t1 = Date.now()
           assert.strictEqual(outcome._tag, "Failed")
           const status = yield* statusOf(feedId)
           assert.strictEqual(status.state, "failing")
           assert.match(status.reason ?? "", source.reason)
           assert.isNotNull(status.lastPollAt)
-          assert.isAbove(status.nextPollAt!.getTime(), Date.now(), "polled again later (backoff)")
+          // The failed poll's time is taken during the call; the next poll a backoff after it (1 s × 2^1, ±20 %).
+          const polledAt = status.lastPollAt!.getTime()
+          assert.isAtLeast(polledAt, t0)
+          assert.isAtMost(polledAt, t1)
+          const backoff = status.nextPollAt!.getTime() - polledAt
+          assert.isAtLeast(backoff, 1_600 - 5, "polled again later (backoff)")
+          assert.isAtMost(backoff, 2_400 + 5, "polled again later (backoff)")
           assert.deepStrictEqual(yield* auditOf(feedId), [], "failing is not disabled: nothing audited")
           assert.deepStrictEqual(yield* deliveriesOf(feedId), [])
           assert.deepStrictEqual(yield* inbox(webhook.id), [])

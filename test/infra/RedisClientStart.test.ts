@@ -10,6 +10,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Cause, Context, Effect, Exit, Layer, Option } from "effect"
 import { Redis } from "effect/persistence"
 import { createServer } from "node:net"
+import { ClientOfflineError } from "redis"
 import { COMMAND_TIMEOUT_MS, reconnectDelay, reconnectStrategy, RedisClientLive, START_ATTEMPTS } from "../../src/layers/infra/RedisClient.ts"
 import { DependencyHealth, makeDependencyHealth } from "../../src/services/infra/DependencyHealth.ts"
 import { CapturedLogs, logged } from "../utils/CapturedLogs.ts"
@@ -121,17 +122,22 @@ describe.runIf(REDIS !== undefined)("the Redis client while running (TEST_REDIS_
       // Past START_ATTEMPTS failed attempts (50, 100, 200 ms apart plus jitter): a client that kept the
       // start's limit after connecting would have given up by now.
       yield* Effect.sleep("1500 millis")
-      const during = yield* timed(redis.send("PING"))
-      assert.isTrue(Exit.isFailure(during.exit), "no answer while Redis is away")
-      assert.isBelow(during.ms, COMMAND_TIMEOUT_MS - 100, "a command fails at once while disconnected (no offline queue), not after its deadline")
+      // Told by node-redis's own refusal, not by the clock (a loaded machine stalls either way): a client
+      // still trying to connect (open, not ready) refuses at once without an offline queue (with one, the
+      // command would wait and end on its deadline; a client that gave up answers "The client is closed").
+      const error = redisErrorOf(yield* Effect.exit(redis.send("PING")))
+      assert.notInclude(String((error.cause as Error).message), "did not answer within", "failed at once, not after its deadline")
+      assert.instanceOf(error.cause, ClientOfflineError, "refused while disconnected (no offline queue), the client still trying")
 
       proxy.restore()
+      // Its waits are at most ~2.2 s: 15 s leaves a loaded machine room; a client that gave up never comes back.
+      const deadline = Date.now() + 15_000
       let back = false
-      for (let i = 0; i < 60 && !back; i++) {
+      while (!back && Date.now() < deadline) {
         yield* Effect.sleep("100 millis")
-        back = Exit.isSuccess((yield* timed(redis.send<string>("PING"))).exit)
+        back = Exit.isSuccess(yield* Effect.exit(redis.send<string>("PING")))
       }
-      assert.isTrue(back, "the client is back within ~6 s of Redis (its waits are at most ~2.2 s)")
+      assert.isTrue(back, "the client is back within 15 s of Redis (its waits are at most ~2.2 s)")
       const down = yield* logged("dependency down")
       assert.isAbove(down.length, 0)
       assert.isTrue(down.every((l) => l.text.startsWith("dependency down: redis")), JSON.stringify(down.map((l) => l.text)))
@@ -147,11 +153,12 @@ describe.runIf(REDIS !== undefined)("the Redis client while running (TEST_REDIS_
 
       proxy.blackhole()
       for (const command of [redis.send("PING"), redis.eval(incrBy)(key, 5)]) {
-        const silent = yield* timed(command.pipe(Effect.timeout("3 seconds")))
+        const silent = yield* timed(command.pipe(Effect.timeout("10 seconds")))
         const error = redisErrorOf(silent.exit)
         assert.include(String((error.cause as Error).message), `did not answer within ${COMMAND_TIMEOUT_MS} ms`)
         assert.isAtLeast(silent.ms, COMMAND_TIMEOUT_MS - 50)
-        assert.isBelow(silent.ms, 2_000, "the command's deadline, not the test's 3 s")
+        // The error above is the deadline's; the time, with room for a loaded machine's stalls.
+        assert.isBelow(silent.ms, 5_000, "the command's deadline, not the test's 10 s")
       }
 
       proxy.restore()

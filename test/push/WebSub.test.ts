@@ -17,6 +17,21 @@ import { hook, hubState, postedWith, pushApp, secondsAgo, statuses } from "./Pus
 const CHANNEL = "UCsandbox000000000000003"
 const LEASE = 15
 
+/**
+ * `send` (a hub's delivery to the callback; `statusOf` its status), sent again while the callback
+ * answers 503, at most three times in all, as a hub does: on a loaded machine the callback's own work
+ * (the subscription's read, the poll's job) can pass its 2 s deadline. The last try, and how long it took.
+ */
+const sentAgainOn503 = <A, E, R>(send: Effect.Effect<A, E, R>, statusOf: (a: A) => ReadonlyArray<number>) =>
+  Effect.gen(function*() {
+    for (let attempt = 1; ; attempt++) {
+      const started = Date.now()
+      const answer = yield* send
+      if (attempt === 3 || !statusOf(answer).includes(503)) return { answer, ms: Date.now() - started }
+    }
+  })
+const publishValid = sentAgainOn503(sandbox("POST", "/sandbox/push/websub/publish", { channel_id: CHANNEL }), statuses)
+
 for (const db of dbKinds) {
   layer(pushApp(db, {}, LEASE), { excludeTestServices: true, timeout: 90_000 })(`WebSub (${db})`, (it) => {
     it.effect("subscribe and challenge; a valid notification posts once; forged, unsigned, replayed: nothing; the lease renewed", () =>
@@ -39,13 +54,20 @@ for (const db of dbKinds) {
         assert.deepStrictEqual(statuses(unsigned), [403], "no signature")
         yield* Effect.sleep("2 seconds")
         assert.deepStrictEqual(yield* postedWith(title), [], "nothing posted by a forged notification")
+        // The callback only queues the poll (a job): the source's next answers come 3.5 s late (the
+        // sandbox's `slow`, one for each try), so a poll inline would hold every try past the callback's
+        // 2 s deadline (a 503) and past 3.5 s; the job's poll takes a late answer and posts.
+        yield* sandbox("POST", "/sandbox/faults", { route: "GET /sandbox/video/youtube/v3/playlistItems", kind: "slow", count: 3 })
         const started = Date.now()
-        const valid = yield* sandbox("POST", "/sandbox/push/websub/publish", { channel_id: CHANNEL })
-        assert.deepStrictEqual(statuses(valid), [204])
-        assert.isBelow(Date.now() - started, 2000, "the callback answers within 2 s (the poll is a job)")
+        const valid = yield* publishValid
+        assert.deepStrictEqual(statuses(valid.answer), [204], "answered within the callback's 2 s deadline")
+        assert.isBelow(valid.ms, 3500, "answered before the source (the poll is a job)")
         yield* eventually(postedWith(title), (ms) => ms.length >= 1, "the upload posted")
-        const replayed = yield* sandbox("POST", "/sandbox/push/replay", {})
-        assert.strictEqual((replayed.body as { status: number }).status, 204, "a replay is signed: taken, and its poll finds nothing new")
+        assert.isAtLeast(Date.now() - started, 3_400, "posted by the poll that waited for the late answer")
+        // The late answers not taken: none for the polls below.
+        yield* sandbox("DELETE", "/sandbox/faults")
+        const replayed = yield* sentAgainOn503(sandbox("POST", "/sandbox/push/replay", {}), (r) => [(r.body as { status: number }).status])
+        assert.strictEqual((replayed.answer.body as { status: number }).status, 204, "a replay is signed: taken, and its poll finds nothing new")
         yield* sandbox("POST", "/sandbox/push/websub/publish", { channel_id: CHANNEL })
         yield* Effect.sleep("2 seconds")
         assert.strictEqual((yield* postedWith(title)).length, 1, "posted exactly once")
@@ -65,7 +87,7 @@ for (const db of dbKinds) {
         if (sleepMs > 0) yield* Effect.sleep(`${sleepMs} millis`)
         const title2 = db === "pglite" ? "pushvid0003" : "pushvid0004"
         yield* publish("video", CHANNEL, { type: "added", id: title2, title: `After the first lease ${db}`, published_at: secondsAgo(0) })
-        assert.deepStrictEqual(statuses(yield* sandbox("POST", "/sandbox/push/websub/publish", { channel_id: CHANNEL })), [204])
+        assert.deepStrictEqual(statuses((yield* publishValid).answer), [204])
         yield* eventually(postedWith(title2), (ms) => ms.length === 1, "pushed after the first lease ended")
       }), 60_000)
 

@@ -216,11 +216,15 @@ describe("rss over HTTP", () => {
       assert.isTrue(Date.now() - started < 2000)
     })))
 
+  // Each answer takes RESPONSE_MS, well within the time-out (room for a loaded machine: the server's
+  // timers and the client's share this process); the three turns (6 requests, 2 at a time) take longer
+  // than the time-out, so a time-out that counted the wait for a turn would fail the last two.
   it.live("at most `hostConcurrency` requests in flight per host; the others wait their turn (not timed out)", () =>
-    withPoller({ hostConcurrency: 2, timeout: "1 second", concurrency: 6 }, Effect.gen(function*() {
+    withPoller({ hostConcurrency: 2, timeout: "2500 millis", concurrency: 6 }, Effect.gen(function*() {
+      const RESPONSE_MS = 1_000
       for (let i = 0; i < 6; i++) {
         server.routes.set(`/slow${i}.xml`, (_req, res) => {
-          setTimeout(() => res.writeHead(200).end(`<rss><channel><item><guid>${i}</guid></item></channel></rss>`), 400)
+          setTimeout(() => res.writeHead(200).end(`<rss><channel><item><guid>${i}</guid></item></channel></rss>`), RESPONSE_MS)
         })
       }
       const sources = Array.from({ length: 6 }, (_, i) => ({ identifier: `${server.url}/slow${i}.xml`, previous: emptyPollState }))
