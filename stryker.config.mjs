@@ -80,7 +80,13 @@ export const targets = {
   // What an accepted submission shares (#33): a Private answer in no summary and on no card rides on it.
   "src/services/submissions/Share.ts": ["test/submissions/Share.test.ts", "test/submissions/SharePrivacy.test.ts"],
   // The sweep that queues a review message whose job never came (a submission is never left unposted).
-  "src/layers/submissions/SubmissionJobs.ts:159-175": ["test/submissions/SubmitStatement.test.ts"],
+  "src/layers/submissions/SubmissionJobs.ts:153-168": ["test/submissions/SubmitStatement.test.ts"],
+  // A job's last attempt keeps a failure that might have healed on its effect (never pending for ever):
+  // which attempt is the last, the reason's words, and the three jobs' catches that use it.
+  "src/layers/submissions/SubmissionJobs.ts:48-50": ["test/submissions/SubmissionJobsLastAttempt.test.ts"],
+  "src/layers/submissions/SubmissionJobs.ts:82-83": ["test/submissions/SubmissionJobsLastAttempt.test.ts"],
+  "src/layers/submissions/SubmissionJobs.ts:113-114": ["test/submissions/SubmissionJobsLastAttempt.test.ts"],
+  "src/layers/submissions/SubmissionJobs.ts:141-141": ["test/submissions/SubmissionJobsLastAttempt.test.ts"],
   "src/services/delivery/DeliveryScheduling.ts": ["test/delivery/Scheduling.test.ts", "test/delivery/StartAfterOutage.test.ts", "test/delivery/PollNow.test.ts", "test/delivery/PollNowRace.test.ts", "test/delivery/PollSlot.test.ts", "test/delivery/DeliverySteps.test.ts", "test/delivery/DeliveryWorkers.test.ts"]
 }
 
