@@ -85,6 +85,17 @@ const dmSettled = (id: string) =>
       return dm !== undefined && dm.state !== "pending" ? dm : undefined
     })))
 
+/** A form of one question filled by `as` through signed interactions, its review message posted: the form, the submission, that message. */
+const filledAndPosted = (title: string, as: As, answer: string) =>
+  Effect.gen(function*() {
+    yield* waitForKeys(sandboxSigner)
+    const formId = yield* createForm({ title, steps: oneStep })
+    const id = yield* fillText(as, formId, [answer])
+    yield* reviewPosted(id)
+    const [message] = yield* postedOf(REVIEW_CHANNEL, id)
+    return { formId, id, message: message! }
+  })
+
 const clearFaults = raw({ method: "DELETE" }, "/sandbox/faults")
 
 for (const kind of dbKinds) {
@@ -139,10 +150,7 @@ for (const kind of dbKinds) {
 
       it.effect("the DM: a 5xx on every attempt is kept failed with its reason, the review kept, no DM sent", () =>
         Effect.gen(function*() {
-          yield* waitForKeys(sandboxSigner)
-          const formId = yield* createForm({ title: `DM down ${kind}`, steps: oneStep })
-          const id = yield* fillText(carol, formId, ["Carol"])
-          yield* reviewPosted(id)
+          const { formId, id } = yield* filledAndPosted(`DM down ${kind}`, carol, "Carol")
           yield* fault(OPEN_DM, "500", ATTEMPTS)
           const before = yield* callsTo(OPEN_DM)
           yield* decideFast(id, { decision: "drop", priority: null, reason: "Not now", reviewerId: mod.userId, reviewerName: "mod" })
@@ -164,11 +172,7 @@ for (const kind of dbKinds) {
 
       it.effect("a panel review's edit refused (403): kept on the review message's effect with its reason, not retried", () =>
         Effect.gen(function*() {
-          yield* waitForKeys(sandboxSigner)
-          const formId = yield* createForm({ title: `Edit refused ${kind}`, steps: oneStep })
-          const id = yield* fillText(bob, formId, ["Bob"])
-          yield* reviewPosted(id)
-          const [message] = yield* postedOf(REVIEW_CHANNEL, id)
+          const { formId, id, message } = yield* filledAndPosted(`Edit refused ${kind}`, bob, "Bob")
           yield* fault(EDITS, "403", 1)
           const before = yield* callsTo(EDITS)
           const decide = yield* makeReviewDecision
@@ -182,7 +186,7 @@ for (const kind of dbKinds) {
             state: "failed",
             reason: `The platform refused the edit of the review message in channel ${REVIEW_CHANNEL} (403 50001): Missing Access`,
             channel_id: REVIEW_CHANNEL,
-            message_id: message!.id
+            message_id: message.id
           })
           // The message still shows its buttons; the rest of the review went on.
           assert.deepStrictEqual((yield* postedOf(REVIEW_CHANNEL, id))[0]?.edits, [])
@@ -192,11 +196,7 @@ for (const kind of dbKinds) {
 
       it.effect("a panel review's edit: a 5xx on every attempt is kept on the review message's effect, the message not edited", () =>
         Effect.gen(function*() {
-          yield* waitForKeys(sandboxSigner)
-          const formId = yield* createForm({ title: `Edit down ${kind}`, steps: oneStep })
-          const id = yield* fillText(alice, formId, ["Alice"])
-          yield* reviewPosted(id)
-          const [message] = yield* postedOf(REVIEW_CHANNEL, id)
+          const { formId, id, message } = yield* filledAndPosted(`Edit down ${kind}`, alice, "Alice")
           yield* fault(EDITS, "500", ATTEMPTS)
           const before = yield* callsTo(EDITS)
           yield* decideFast(id, PASS)
@@ -206,7 +206,7 @@ for (const kind of dbKinds) {
           const shown = yield* detail(formId, id)
           assert.strictEqual(shown.status, "accepted")
           const effect = shown.effects.find((e) => e.kind === "review_message")
-          assert.deepInclude(effect, { state: "failed", message_id: message!.id })
+          assert.deepInclude(effect, { state: "failed", message_id: message.id })
           assert.match(effect?.reason ?? "", new RegExp(`^The platform kept failing for the edit of the review message in channel ${REVIEW_CHANNEL}: ${OUTAGE.source}`))
           assert.deepStrictEqual((yield* postedOf(REVIEW_CHANNEL, id))[0]?.edits, [])
           assert.deepInclude(yield* dmSettled(id), { state: "done", reason: null })
